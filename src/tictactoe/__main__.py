@@ -1,0 +1,7 @@
+"""`python -m tictactoe` runs the game."""
+
+from __future__ import annotations
+
+from tictactoe.cli import main
+
+raise SystemExit(main())
