@@ -121,7 +121,7 @@ class Match:
         """A match with no game played; names are cleaned and must differ."""
         players = (_as_player(player1, 0), _as_player(player2, 1))
         if players[0].name.casefold() == players[1].name.casefold():
-            raise NameClash(f"The two players need different names (both are {players[0].name!r})")
+            raise NameClash(f"The two names must differ (both are {players[0].name!r})")
         return cls(players=players, first_move=FirstMove(first_move))
 
     # What the scoreboard reads.

@@ -1,0 +1,101 @@
+"""The Textual application: a thin shell that starts the screens and ends the session."""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from tictactoe.config import GameConfig
+from tictactoe.keys import KeyLayout
+from tictactoe.match import Match
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.help import HelpScreen
+from tictactoe.screens.new_game import NewGameScreen
+from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
+
+__all__ = ["TicTacToeApp"]
+
+
+class TicTacToeApp(App[Match | None]):
+    """Tic-tac-toe in the terminal. `run()` returns the final match, for the score."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Tic-tac-toe"
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 - App declares it as an instance variable
+        (0, "-too-narrow"),
+        (MIN_WIDTH, "-wide-enough"),
+    ]
+    """Below the minimum width every screen shows only its `TooSmall` line."""
+    VERTICAL_BREAKPOINTS = [  # noqa: RUF012
+        (0, "-too-short"),
+        (MIN_HEIGHT, "-tall-enough"),
+    ]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+        Binding("f1", "help", "Help", show=False),
+    ]
+
+    def __init__(self, config: GameConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or GameConfig()
+        """How this session was set up."""
+        self.rng = random.Random(self.config.seed)
+
+    def on_mount(self) -> None:
+        match = self.config.initial_match()
+        if match is None:
+            self.push_screen(NewGameScreen(self.config.first_move), self._play)
+        else:
+            self._play(match)
+
+    def _play(self, match: Match | None) -> None:
+        if match is None:
+            self.exit(None)
+            return
+        self.push_screen(
+            GameScreen(
+                match,
+                layout=self.config.keys,
+                computer_delay=self.config.computer_delay,
+                rng=self.rng,
+            )
+        )
+
+    @property
+    def game_screen(self) -> GameScreen | None:
+        """The game's screen, once a match has begun."""
+        for screen in self.screen_stack:
+            if isinstance(screen, GameScreen):
+                return screen
+        return None
+
+    async def action_quit(self) -> None:
+        """Leave, handing back the match so the final score can be printed."""
+        game = self.game_screen
+        self.exit(game.match if game else None)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_toggle_keys(self) -> None:
+        game = self.game_screen
+        if game is not None:
+            game.key_layout = game.key_layout.other
+            self.notify(f"Digit keys now use the {game.key_layout} layout.")
+
+    def get_system_commands(self, screen: Screen[object]):  # type: ignore[no-untyped-def]
+        yield from super().get_system_commands(screen)
+        if self.game_screen is not None:
+            other = self.game_screen.key_layout.other
+            yield SystemCommand(
+                f"Digit keys: {other} layout",
+                "7 8 9 on top (numpad) or 1 2 3 on top (phone)"
+                if other is KeyLayout.NUMPAD
+                else "1 2 3 on the top row, like a phone",
+                self.action_toggle_keys,
+            )

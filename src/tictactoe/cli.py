@@ -1,0 +1,127 @@
+"""The `tictactoe` command: parse the options, run the app, print the final score."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tictactoe import __version__
+from tictactoe.ai import Level
+from tictactoe.config import GameConfig
+from tictactoe.keys import KeyLayout
+from tictactoe.match import FirstMove, Match, NameClash
+
+__all__ = ["build_parser", "final_score", "main", "parse_config"]
+
+
+def _non_negative_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= seconds <= 10:
+        raise argparse.ArgumentTypeError("the delay must be between 0 and 10 seconds")
+    return seconds
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tictactoe",
+        description="Tic-tac-toe in the terminal: hot seat or against the computer.",
+        epilog="With both names (or --vs computer and --player1) the new-game screen is skipped.",
+    )
+    parser.add_argument("--player1", metavar="NAME", help="the first player's name")
+    parser.add_argument("--player2", metavar="NAME", help="the second player's name")
+    parser.add_argument(
+        "--vs",
+        choices=["person", "computer"],
+        default=None,
+        help="play another person at this keyboard, or the computer",
+    )
+    parser.add_argument(
+        "--level",
+        choices=[level.value for level in Level],
+        default=None,
+        help="the computer's strength (default: medium)",
+    )
+    parser.add_argument(
+        "--first",
+        choices=[rule.value for rule in FirstMove],
+        default=FirstMove.CHOOSER.value,
+        help="who moves first: the player who chose the mark (default), X, or at random",
+    )
+    parser.add_argument(
+        "--keys",
+        choices=[layout.value for layout in KeyLayout],
+        default=KeyLayout.NUMPAD.value,
+        help="digit layout: numpad puts 7 8 9 on top (default), phone puts 1 2 3 on top",
+    )
+    parser.add_argument(
+        "--delay",
+        type=_non_negative_seconds,
+        default=0.4,
+        metavar="SECONDS",
+        help="how long the computer appears to think (default: 0.4)",
+    )
+    parser.add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--stats-file", type=Path, metavar="PATH", help="where to keep stats")
+    parser.add_argument("--no-save", action="store_true", help="keep no lifetime statistics")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
+    """The session's setup from the command line; argparse exits on bad values."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    vs = args.vs or ("computer" if args.level else "person")
+    if vs == "person" and args.level:
+        parser.error("--level only applies with --vs computer")
+    if vs == "computer" and args.player2:
+        parser.error("--player2 does not apply against the computer")
+    config = GameConfig(
+        player1=args.player1,
+        player2=args.player2,
+        level=Level(args.level or "medium") if vs == "computer" else None,
+        first_move=FirstMove(args.first),
+        keys=KeyLayout(args.keys),
+        computer_delay=args.delay,
+        seed=args.seed,
+        save=not args.no_save,
+        stats_file=args.stats_file,
+    )
+    try:
+        config.initial_match()
+    except NameClash as clash:
+        parser.exit(2, f"{parser.prog}: error: {clash}: the names must differ\n")
+    return config
+
+
+def final_score(match: Match) -> str:
+    """The scoreboard as plain text, printed after the screen is restored."""
+    (first, second), (wins1, wins2) = match.players, match.wins
+    width = max(len(first.name), len(second.name), len("Draws"))
+    lines = [
+        "Final score",
+        f"  {first.name:<{width}}  {wins1}",
+        f"  {second.name:<{width}}  {wins2}",
+        f"  {'Draws':<{width}}  {match.draws}",
+        f"  ({match.played} match{'' if match.played == 1 else 'es'} played)",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    config = parse_config(argv)
+    from tictactoe.app import TicTacToeApp  # imported late: --help and --version stay instant
+
+    match = TicTacToeApp(config).run()
+    if match is not None:
+        print(final_score(match))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""The 3x3 board: nine buttons, a keyboard cursor, and the digits that take cells."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Button
+
+from tictactoe.engine import GameState, Mark
+from tictactoe.keys import KeyLayout
+
+__all__ = ["Board", "Cell"]
+
+# Each mark drawn at three sizes: (min width, min height, lines).
+_ART: Final[dict[Mark, tuple[tuple[int, int, tuple[str, ...]], ...]]] = {
+    Mark.X: (
+        (9, 5, ("██   ██", " ██ ██ ", "  ███  ", " ██ ██ ", "██   ██")),
+        (5, 3, ("╲   ╱", "  ╳  ", "╱   ╲")),
+        (3, 3, ("╲ ╱", " ╳ ", "╱ ╲")),
+        (1, 1, ("X",)),
+    ),
+    Mark.O: (
+        (9, 5, (" █████ ", "██   ██", "██   ██", "██   ██", " █████ ")),
+        (5, 3, ("╭───╮", "│   │", "╰───╯")),
+        (3, 3, ("╭─╮", "│ │", "╰─╯")),
+        (1, 1, ("O",)),
+    ),
+}
+
+
+def mark_art(mark: Mark, size: Size) -> str:
+    """The biggest drawing of `mark` that fits in `size`."""
+    for width, height, lines in _ART[mark]:
+        if size.width >= width and size.height >= height:
+            return "\n".join(lines)
+    return str(mark)
+
+
+class Cell(Button):
+    """One square of the board. It shows a mark, or its digit key faintly when empty."""
+
+    ALLOW_MAXIMIZE = False
+
+    mark: reactive[Mark | None] = reactive(None)
+    """The mark on this square, or None."""
+    key: reactive[str] = reactive("")
+    """The digit that takes this square in the current key layout."""
+
+    def __init__(self, cell: int) -> None:
+        super().__init__(id=self.id_for(cell), classes="-empty")
+        self.cell = cell
+        self.can_focus = False
+
+    @staticmethod
+    def id_for(cell: int) -> str:
+        """The DOM id of the square at index `cell` (0 = top-left)."""
+        return f"cell-{cell}"
+
+    def watch_mark(self, mark: Mark | None) -> None:
+        self.set_class(mark is None, "-empty")
+        self.set_class(mark is Mark.X, "-x")
+        self.set_class(mark is Mark.O, "-o")
+
+    def render(self) -> Content:
+        if self.mark is None:
+            return Content(self.key)
+        return Content(mark_art(self.mark, self.content_size))
+
+
+class Board(Widget, can_focus=True):
+    """The grid of cells. It shows a `GameState` and reports the cell a person picks.
+
+    It decides nothing about the game: the screen that owns the state hears
+    `CellChosen` and sets `game` to whatever comes of it.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move_cursor(-1, 0)", "Up", show=False),
+        Binding("down", "move_cursor(1, 0)", "Down", show=False),
+        Binding("left", "move_cursor(0, -1)", "Left", show=False),
+        Binding("right", "move_cursor(0, 1)", "Right", show=False),
+        Binding("enter,space", "choose_cursor", "Play", show=False),
+        *(Binding(str(digit), f"choose_key('{digit}')", show=False) for digit in range(1, 10)),
+    ]
+
+    game: reactive[GameState | None] = reactive(None)
+    """The position on show; None before the marks are chosen."""
+    cursor: reactive[int] = reactive(4)
+    """The cell under the keyboard cursor."""
+    key_layout: reactive[KeyLayout] = reactive(KeyLayout.NUMPAD)
+    """Which digit takes which cell."""
+    hints: reactive[tuple[int, ...]] = reactive(())
+    """Cells to mark as the best moves."""
+
+    class CellChosen(Message):
+        """A person picked a cell, by click, digit or cursor."""
+
+        def __init__(self, cell: int) -> None:
+            super().__init__()
+            self.cell = cell
+            """Index of the cell, 0 = top-left."""
+
+    def compose(self) -> ComposeResult:
+        for cell in range(9):
+            yield Cell(cell)
+
+    def cell(self, cell: int) -> Cell:
+        """The square widget at index `cell`."""
+        return self.query_one(f"#{Cell.id_for(cell)}", Cell)
+
+    def on_mount(self) -> None:
+        self._show_game(self.game)
+        self._show_keys(self.key_layout)
+        self._show_cursor(self.cursor)
+
+    def watch_game(self, game: GameState | None) -> None:
+        if self.is_mounted:
+            self._show_game(game)
+
+    def watch_key_layout(self, layout: KeyLayout) -> None:
+        if self.is_mounted:
+            self._show_keys(layout)
+
+    def watch_cursor(self, cursor: int) -> None:
+        if self.is_mounted:
+            self._show_cursor(cursor)
+
+    def watch_hints(self, hints: tuple[int, ...]) -> None:
+        if self.is_mounted:
+            for square in self.query(Cell):
+                square.set_class(square.cell in hints, "-hint")
+
+    def _show_game(self, game: GameState | None) -> None:
+        board = game.board if game else (None,) * 9
+        line = (game.winning_line if game else None) or ()
+        self.set_class(game is not None and game.is_over, "-over")
+        for square in self.query(Cell):
+            square.mark = board[square.cell]
+            square.set_class(square.cell in line, "-win")
+
+    def _show_keys(self, layout: KeyLayout) -> None:
+        for square in self.query(Cell):
+            square.key = layout.key_for(square.cell)
+
+    def _show_cursor(self, cursor: int) -> None:
+        for square in self.query(Cell):
+            square.set_class(square.cell == cursor, "-cursor")
+
+    def action_move_cursor(self, rows: int, columns: int) -> None:
+        """Move the cursor one square; at an edge it stays put rather than wrap."""
+        row = min(2, max(0, self.cursor // 3 + rows))
+        column = min(2, max(0, self.cursor % 3 + columns))
+        self.cursor = row * 3 + column
+
+    def action_choose_cursor(self) -> None:
+        """Pick the cell under the cursor; once the game is over, let the screen have the key."""
+        if self.game is None or self.game.is_over:
+            raise SkipAction()
+        self.post_message(self.CellChosen(self.cursor))
+
+    def action_choose_key(self, key: str) -> None:
+        cell = self.key_layout.cell_for(key)
+        self.cursor = cell
+        self.post_message(self.CellChosen(cell))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        assert isinstance(event.button, Cell)
+        self.cursor = event.button.cell
+        self.post_message(self.CellChosen(event.button.cell))
