@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App, SystemCommand
@@ -15,6 +17,9 @@ from tictactoe.match import Match
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.new_game import NewGameScreen
+from tictactoe.screens.stats import StatsScreen
+from tictactoe.settings import SettingsStore
+from tictactoe.stats import StatsStore, default_stats_path, stats_name
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 __all__ = ["TicTacToeApp"]
@@ -44,8 +49,21 @@ class TicTacToeApp(App[Match | None]):
         self.config = config or GameConfig()
         """How this session was set up."""
         self.rng = random.Random(self.config.seed)
+        stats_path = self.config.stats_file or default_stats_path()
+        self.stats = StatsStore(stats_path if self.config.save else None)
+        """Lifetime statistics, saved after every game unless --no-save."""
+        self.settings = SettingsStore(
+            stats_path.with_name("settings.json") if self.config.save else None
+        )
+        """Theme and digit layout, remembered across runs."""
 
     def on_mount(self) -> None:
+        warnings = self.settings.load() + self.stats.load().warnings
+        theme = self.settings.settings.theme
+        if theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self._warn(warnings)
         match = self.config.initial_match()
         if match is None:
             self.push_screen(NewGameScreen(self.config.first_move), self._play)
@@ -59,11 +77,18 @@ class TicTacToeApp(App[Match | None]):
         self.push_screen(
             GameScreen(
                 match,
-                layout=self.config.keys,
+                layout=self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD,
                 computer_delay=self.config.computer_delay,
                 rng=self.rng,
             )
         )
+
+    def _warn(self, warnings: Iterable[str]) -> None:
+        for warning in warnings:
+            self.notify(warning, title="Statistics", severity="warning", timeout=10, markup=False)
+
+    def _remember_theme(self, _theme: object) -> None:
+        self._warn(self.settings.update(theme=self.theme))
 
     @property
     def game_screen(self) -> GameScreen | None:
@@ -72,6 +97,15 @@ class TicTacToeApp(App[Match | None]):
             if isinstance(screen, GameScreen):
                 return screen
         return None
+
+    def on_game_screen_game_finished(self, event: GameScreen.GameFinished) -> None:
+        """Count the finished game in the lifetime statistics."""
+        match = event.match
+        winner = match.winner
+        first, second = (stats_name(player) for player in match.players)
+        self._warn(
+            self.stats.record(first, second, None if winner is None else (first, second)[winner])
+        )
 
     async def action_quit(self) -> None:
         """Leave, handing back the match so the final score can be printed."""
@@ -82,20 +116,28 @@ class TicTacToeApp(App[Match | None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_show_stats(self) -> None:
+        if isinstance(self.screen, StatsScreen):
+            return
+        path: Path | None = self.stats.path
+        where = f"Kept in {path}" if path else "Not saved this session (--no-save)"
+        self.push_screen(StatsScreen(self.stats.stats, where))
+
     def action_toggle_keys(self) -> None:
         game = self.game_screen
         if game is not None:
             game.key_layout = game.key_layout.other
+            self._warn(self.settings.update(keys=game.key_layout))
             self.notify(f"Digit keys now use the {game.key_layout} layout.")
 
-    def get_system_commands(self, screen: Screen[object]):  # type: ignore[no-untyped-def]
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         if self.game_screen is not None:
             other = self.game_screen.key_layout.other
             yield SystemCommand(
                 f"Digit keys: {other} layout",
-                "7 8 9 on top (numpad) or 1 2 3 on top (phone)"
-                if other is KeyLayout.NUMPAD
+                "7 8 9 on the top row, like a keypad"
+                if other == "numpad"
                 else "1 2 3 on the top row, like a phone",
                 self.action_toggle_keys,
             )

@@ -55,8 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--keys",
         choices=[layout.value for layout in KeyLayout],
-        default=KeyLayout.NUMPAD.value,
-        help="digit layout: numpad puts 7 8 9 on top (default), phone puts 1 2 3 on top",
+        default=None,
+        help="digit layout: numpad puts 7 8 9 on top (the default), phone puts 1 2 3 on top;"
+        " remembered from the command palette otherwise",
     )
     parser.add_argument(
         "--delay",
@@ -86,7 +87,7 @@ def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
         player2=args.player2,
         level=Level(args.level or "medium") if vs == "computer" else None,
         first_move=FirstMove(args.first),
-        keys=KeyLayout(args.keys),
+        keys=KeyLayout(args.keys) if args.keys else None,
         computer_delay=args.delay,
         seed=args.seed,
         save=not args.no_save,

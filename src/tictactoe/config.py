@@ -21,7 +21,8 @@ class GameConfig:
     level: Level | None = None
     """The computer's level when playing against it; None for hot seat."""
     first_move: FirstMove = FirstMove.CHOOSER
-    keys: KeyLayout = KeyLayout.NUMPAD
+    keys: KeyLayout | None = None
+    """The digit layout asked for; None means the remembered one, else the keypad's."""
     computer_delay: float = 0.4
     """Seconds the computer appears to think."""
     seed: int | None = None

@@ -27,6 +27,7 @@ __all__ = [
     "Phase",
     "Player",
     "clean_name",
+    "movers",
 ]
 
 DEFAULT_NAMES: Final = ("Player 1", "Player 2")
@@ -210,7 +211,7 @@ class Match:
             raise MatchError("the game is over: moves can no longer be taken back")
         assert self.marks is not None
         human_moved = [
-            not self.players[self.player_with(mark)].is_computer for mark in _movers(game)
+            not self.players[self.player_with(mark)].is_computer for mark in movers(game)
         ]
         if True not in human_moved:
             raise MatchError("there is no move to take back")
@@ -226,14 +227,10 @@ class Match:
         return replace(self, chooser=1 - self.chooser, marks=None, game=None)
 
 
-def _movers(game: GameState) -> list[Mark]:
+def movers(game: GameState) -> tuple[Mark, ...]:
     """The mark that made each move of `game`, in order."""
-    mark = game.to_move if len(game.moves) % 2 == 0 else game.to_move.other
-    movers = []
-    for _ in game.moves:
-        movers.append(mark)
-        mark = mark.other
-    return movers
+    first = game.to_move if len(game.moves) % 2 == 0 else game.to_move.other
+    return tuple(first if turn % 2 == 0 else first.other for turn in range(len(game.moves)))
 
 
 def _as_player(player: Player | str, index: int) -> Player:

@@ -9,17 +9,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
-from tictactoe.ai import choose_mark, choose_move
+from tictactoe.ai import analyse, choose_mark, choose_move
 from tictactoe.engine import CELL_NAMES, IllegalMove, Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.match import Match, Phase
+from tictactoe.match import Match, MatchError, Phase
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.widgets.board import Board
+from tictactoe.widgets.history import MoveHistory
 from tictactoe.widgets.scoreboard import Scoreboard
 from tictactoe.widgets.too_small import TooSmall
 
@@ -52,11 +54,21 @@ class GameScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u,ctrl+z", "undo", "Undo", key_display="u"),
+        Binding("h", "hint", "Hint"),
         Binding("n", "next_match", "Next match"),
         Binding("enter", "next_match", "Next match", show=False),
-        Binding("q", "app.quit", "Quit"),
+        Binding("s", "app.show_stats", "Stats"),
         Binding("question_mark,f1", "app.help", "Help", key_display="?"),
+        Binding("q", "app.quit", "Quit"),
     ]
+
+    class GameFinished(Message):
+        """A game of the match has just ended (counted once, in `match`)."""
+
+        def __init__(self, match: Match) -> None:
+            super().__init__()
+            self.match = match
 
     match: reactive[Match] = reactive(Match.new, always_update=True, init=False)
     """The match in progress: the single source of truth for everything on screen."""
@@ -96,24 +108,29 @@ class GameScreen(Screen[None]):
             with Vertical(id="play"):
                 yield Board(id="board")
                 yield Static(id="status")
-            yield Scoreboard(id="sidebar")
+            with Vertical(id="sidebar"):
+                yield Scoreboard()
+                yield MoveHistory(id="history")
         yield Footer()
         yield TooSmall()
 
     def on_mount(self) -> None:
         self.board.key_layout = self.key_layout
-        self.watch_match(self.match)
+        self.watch_match(self.match, self.match)
         self.board.focus()
         self.call_after_refresh(self._start_game)
 
     # State flows down.
 
-    def watch_match(self, match: Match) -> None:
+    def watch_match(self, old: Match, match: Match) -> None:
         self.notice = ""
         self.board.game = match.game
         self.board.hints = ()
         self.scoreboard.match = match
+        self.query_one(MoveHistory).match = match
         self._show_status()
+        if match.played > old.played:
+            self.post_message(self.GameFinished(match))
 
     def watch_key_layout(self, layout: KeyLayout) -> None:
         self.board.key_layout = layout
@@ -147,6 +164,33 @@ class GameScreen(Screen[None]):
         key = self.key_layout.key_for(cell)
         holder = self.match.game.board[cell]
         return f"Cell {key} ({CELL_NAMES[cell]}) is taken by {holder}."
+
+    def action_undo(self) -> None:
+        """Take back the last move (against the computer: its reply and your move)."""
+        try:
+            match = self.match.undo()
+        except MatchError as refusal:
+            self.notice = f"{str(refusal).capitalize()}."
+            return
+        self._cancel_computer()
+        self.match = match
+
+    def action_hint(self) -> None:
+        """Mark the best cells for the player to move and say where best play leads."""
+        match = self.match
+        if match.phase is not Phase.PLAYING or match.game is None:
+            self.notice = "A hint needs a match in progress."
+            return
+        if match.computer_to_move:
+            self.notice = "Wait for the computer's move."
+            return
+        analysis = analyse(match.game)
+        keys = [self.key_layout.key_for(cell) for cell in analysis.best_moves]
+        best = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
+        if len(keys) == len(match.game.legal_moves()):
+            best = "any free cell"
+        self.board.hints = analysis.best_moves
+        self.notice = f"Hint: {best}. {analysis.summary.capitalize()}."
 
     def action_next_match(self) -> None:
         if self.match.phase is not Phase.OVER:
@@ -183,6 +227,11 @@ class GameScreen(Screen[None]):
         if not self.match.computer_to_move or self._computer_timer is not None:
             return
         self._computer_timer = self.set_timer(self.computer_delay, self._computer_moves)
+
+    def _cancel_computer(self) -> None:
+        if self._computer_timer is not None:
+            self._computer_timer.stop()
+            self._computer_timer = None
 
     def _computer_moves(self) -> None:
         self._computer_timer = None

@@ -40,7 +40,7 @@ class PlayerCard(Vertical):
         wins = match.wins[index]
         self.query_one(".wins", Label).update(Content(f" {wins} win{'' if wins == 1 else 's'}"))
         self.query_one(".level", Label).update(
-            Content(f" computer, {player.level}" if player.level else "")
+            Content(f" · {player.level}" if player.level else "")
         )
 
 
