@@ -47,6 +47,10 @@ SHOTS: dict[str, tuple[GameConfig, Callable[[Pilot[object]], Awaitable[None]], t
         SIZE,
     ),
     "help": (HOT_SEAT, _keys("x", "question_mark"), SIZE),
+    "hint": (HOT_SEAT, _keys("x", "5", "8", "h"), SIZE),
+    "history": (HOT_SEAT, _keys("x", "5", "7", "3", "9", "8"), SIZE),
+    "stats": (HOT_SEAT, _keys("x", "7", "4", "8", "5", "9", "n", "o", "5", "s"), SIZE),
+    "light-theme": (HOT_SEAT, _keys("x", "5", "7", "3"), SIZE),
     "too-small": (HOT_SEAT, _keys("x", "5"), (40, 12)),
 }
 
@@ -55,6 +59,8 @@ async def shoot(name: str) -> Path:
     config, prepare, size = SHOTS[name]
     app = TicTacToeApp(config)
     async with app.run_test(size=size) as pilot:
+        if name == "light-theme":
+            app.theme = "textual-light"
         await prepare(pilot)
         app.save_screenshot(f"{name}.svg", path=str(OUT))
     return OUT / f"{name}.svg"
