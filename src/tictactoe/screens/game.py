@@ -226,7 +226,9 @@ class GameScreen(Screen[None]):
         """If the computer is to move, let it reply after a short visible pause."""
         if not self.match.computer_to_move or self._computer_timer is not None:
             return
-        self._computer_timer = self.set_timer(self.computer_delay, self._computer_moves)
+        # A zero-interval Timer divides by zero in Textual when it fires late: keep it positive.
+        delay = max(self.computer_delay, 0.001)
+        self._computer_timer = self.set_timer(delay, self._computer_moves)
 
     def _cancel_computer(self) -> None:
         if self._computer_timer is not None:
