@@ -1,0 +1,1 @@
+"""Pilot tests: the real app, driven the way a person drives it."""

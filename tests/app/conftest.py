@@ -1,0 +1,145 @@
+"""Drive the real app through Textual's Pilot and read back what the screen shows.
+
+Every test starts the app with `start(...)` and gets a `Driver`: the app, its
+pilot, and readers for what is painted (cell marks, the status line, the
+scoreboard) next to the `Match` that the game screen holds. Tests compare the
+two, so a widget that stops rendering the state fails as surely as a broken rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Final
+
+import pytest
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widget import Widget
+
+from tictactoe.app import TicTacToeApp
+from tictactoe.config import GameConfig
+from tictactoe.engine import Mark
+from tictactoe.match import Match
+from tictactoe.screens.game import GameScreen
+from tictactoe.widgets.board import Cell
+
+SIZE: Final = (100, 32)
+"""A comfortable terminal: the whole game fits."""
+
+HOT_SEAT: Final[dict[str, Any]] = {"player1": "Ada", "player2": "Bob"}
+"""Names that skip the new-game screen and go straight to the mark modal."""
+
+
+def painted(widget: Widget) -> str:
+    """The characters `widget` paints (border included), one line per row."""
+    width, height = widget.outer_size
+    return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
+
+
+class Driver:
+    """A running app, its pilot, and what the player can see."""
+
+    def __init__(self, app: TicTacToeApp, pilot: Pilot[Match | None]) -> None:
+        self.app = app
+        self.pilot = pilot
+
+    @property
+    def game(self) -> GameScreen:
+        screen = self.app.game_screen
+        assert screen is not None, "no game screen yet"
+        return screen
+
+    @property
+    def match(self) -> Match:
+        return self.game.match
+
+    async def press(self, *keys: str) -> None:
+        """Press keys one by one; Pilot waits for each to be handled and any screen switch."""
+        await self.pilot.press(*keys)
+
+    async def click(self, selector: str) -> None:
+        await self.pilot.click(selector)
+        await self.pilot.pause()
+
+    async def settle(self, rounds: int = 4) -> None:
+        """Let timers (the computer's zero-second reply) fire and their results render."""
+        for _ in range(rounds):
+            await self.pilot.pause()
+
+    def cell(self, cell: int) -> Cell:
+        return self.game.board.cell(cell)
+
+    def marks(self) -> tuple[Mark | None, ...]:
+        """The mark each cell widget shows, cell 0 (top-left) first."""
+        return tuple(self.cell(cell).mark for cell in range(9))
+
+    def board_text(self) -> str:
+        """Row by row, what each cell paints: X, O, or its digit (art reduced to a letter)."""
+        rows = []
+        for row in range(3):
+            letters = []
+            for cell in range(row * 3, row * 3 + 3):
+                art = painted(self.cell(cell))
+                if "█████" in art:
+                    letters.append("O")
+                elif "█" in art:
+                    letters.append("X")
+                else:
+                    digits = [char for char in art if char.isdigit()]
+                    letters.append("".join(digits) or "?")
+            rows.append(" ".join(letters))
+        return "\n".join(rows)
+
+    def cells_with(self, css_class: str) -> set[int]:
+        return {cell for cell in range(9) if self.cell(cell).has_class(css_class)}
+
+    def status(self) -> str:
+        """The status line under the board, as painted."""
+        return painted(self.game.query_one("#status")).strip()
+
+    def card(self, player: int) -> str:
+        """A player's scoreboard card (name, mark, wins), as painted."""
+        card = self.game.scoreboard.query_one(f"#player-{player + 1}")
+        return " | ".join(
+            painted(label).strip() for label in card.query(".name, .mark, .wins, .level")
+        )
+
+    def tally(self) -> str:
+        return " ".join(painted(self.game.scoreboard.query_one("#tally")).split())
+
+    def modal_text(self, selector: str) -> str:
+        """Text painted by a widget of the screen on top (a modal)."""
+        return painted(self.app.screen.query_one(selector)).strip()
+
+    def assert_board_matches_match(self) -> None:
+        """The cell widgets show exactly the core's board, and the win line is lit."""
+        game = self.match.game
+        expected = game.board if game else (None,) * 9
+        assert self.marks() == expected
+        line = set(game.winning_line or ()) if game else set()
+        assert self.cells_with("-win") == line
+
+
+Start = Callable[..., AbstractAsyncContextManager[Driver]]
+
+
+def make_config(**overrides: Any) -> GameConfig:
+    """A test session: no delay, a fixed seed, nothing written to disk."""
+    settings: dict[str, Any] = {"computer_delay": 0, "seed": 7, "save": False}
+    settings.update(overrides)
+    return GameConfig(**settings)
+
+
+@pytest.fixture
+def start() -> Start:
+    """`async with start(player1=..., ...) as ui:` runs the app at `SIZE`."""
+
+    @asynccontextmanager
+    async def _start(**overrides: Any) -> AsyncIterator[Driver]:
+        app = TicTacToeApp(make_config(**overrides))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            yield Driver(app, pilot)
+
+    return _start
