@@ -1,0 +1,176 @@
+"""Between the games: the mark modal, the next match, quitting, and the help screen."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Markdown
+
+from app.conftest import HOT_SEAT, Driver, Start
+from tictactoe.engine import Mark
+from tictactoe.match import Match
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.help import HelpScreen
+from tictactoe.screens.mark_choice import MarkChoiceScreen
+
+ADA_WINS_TOP_ROW = ("7", "4", "8", "5", "9")
+"""Keypad digits: the first mover takes the top row while the other wastes the middle."""
+
+
+async def test_the_first_match_opens_the_modal_for_player_one(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert ui.modal_text("#question") == "Ada, choose your mark"
+        assert ui.match.game is None
+        assert ui.marks() == (None,) * 9
+        assert ui.status() == "Ada is choosing a mark…"
+
+
+@pytest.mark.parametrize("mark", ["x", "o"])
+async def test_the_chooser_takes_a_mark_and_the_other_player_gets_the_other(
+    start: Start, mark: str
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press(mark)
+        assert isinstance(ui.app.screen, GameScreen)
+        chosen = Mark(mark.upper())
+        assert ui.match.marks == (chosen, chosen.other)
+        assert ui.card(0).startswith(f"▶ Ada | {chosen}")
+        assert ui.card(1).startswith(f"Bob | {chosen.other}")
+        assert ui.status() == f"Ada ({chosen}) to move"
+
+
+async def test_the_mark_buttons_can_be_clicked(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.pilot.click("#o")
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.match.marks == (Mark.O, Mark.X)
+        assert ui.card(0).startswith("▶ Ada | O")
+
+
+@pytest.mark.parametrize("key", ["n", "enter"])
+async def test_the_next_match_is_chosen_by_the_other_player_and_keeps_the_score(
+    start: Start, key: str
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", *ADA_WINS_TOP_ROW)
+        await ui.press(key)
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert ui.modal_text("#question") == "Bob, choose your mark"
+        assert ui.marks() == (None,) * 9
+        assert ui.cells_with("-win") == set()
+        assert "1 win" in ui.card(0)
+        assert ui.tally() == "Draws 0 Played 1"
+
+        await ui.press("x")
+        assert ui.match.marks == (Mark.O, Mark.X)
+        assert ui.status() == "Bob (X) to move"
+        assert ui.card(0).startswith("Ada | O | 1 win")
+        assert ui.card(1).startswith("▶ Bob | X | 0 wins")
+
+
+async def test_the_chooser_alternates_every_match(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", *ADA_WINS_TOP_ROW, "n")
+        assert ui.modal_text("#question") == "Bob, choose your mark"
+        await ui.press("o", *ADA_WINS_TOP_ROW)  # Bob chose O and moves first: he wins
+        assert ui.status().startswith("Bob wins!")
+        await ui.press("n")
+        assert ui.modal_text("#question") == "Ada, choose your mark"
+        assert ui.tally() == "Draws 0 Played 2"
+        assert ui.match.wins == (1, 1)
+
+
+async def test_next_match_is_refused_while_a_game_is_in_progress(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "5", "n")
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.status() == "Finish this match first."
+        assert ui.match.chooser == 0 and ui.cell(4).mark is Mark.X
+
+
+@pytest.mark.parametrize("key", ["5", "n", "f1"])
+async def test_a_key_for_the_board_while_the_modal_is_open_changes_nothing_and_says_why(
+    start: Start, key: str
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        assert ui.modal_text("#notice") == ""
+        await ui.press(key)
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert "press X or O" in ui.modal_text("#notice")
+        assert ui.match.game is None
+        assert ui.marks() == (None,) * 9
+
+
+async def test_a_click_on_the_board_behind_the_modal_changes_nothing_and_says_why(
+    start: Start,
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        centre = ui.cell(4).region.center
+        await ui.pilot.click(offset=centre)
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert "press X or O" in ui.modal_text("#notice")
+        assert ui.match.game is None
+
+
+async def test_quit_with_q_from_the_modal_returns_the_match(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("q")
+        await ui.pilot.pause()
+        assert not ui.app.is_running
+    result = ui.app.return_value
+    assert isinstance(result, Match)
+    assert [player.name for player in result.players] == ["Ada", "Bob"]
+
+
+async def test_quit_with_the_modal_button_returns_the_match(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.pilot.click("#quit")
+        await ui.pilot.pause()
+        assert not ui.app.is_running
+    assert isinstance(ui.app.return_value, Match)
+
+
+async def test_quit_with_q_after_a_win_returns_the_score(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", *ADA_WINS_TOP_ROW, "q")
+        await ui.pilot.pause()
+        assert not ui.app.is_running
+    result = ui.app.return_value
+    assert isinstance(result, Match)
+    assert result.wins == (1, 0) and result.played == 1
+
+
+@pytest.mark.parametrize("before", [(), ("x", "5")], ids=["modal-open", "mid-game"])
+async def test_ctrl_q_quits_from_anywhere(start: Start, before: tuple[str, ...]) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press(*before, "ctrl+q")
+        await ui.pilot.pause()
+        assert not ui.app.is_running
+    result = ui.app.return_value
+    assert isinstance(result, Match)
+    assert (result.game.moves if result.game else ()) == ((4,) if before else ())
+
+
+async def assert_help_is_open(ui: Driver) -> None:
+    assert isinstance(ui.app.screen, HelpScreen)
+    help_text = ui.app.screen.query_one(Markdown)
+    assert help_text.is_on_screen
+    assert "Escape" in help_text.source
+
+
+@pytest.mark.parametrize("key", ["question_mark", "f1"])
+async def test_help_opens_and_closes_with_escape(start: Start, key: str) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "5", key)
+        await assert_help_is_open(ui)
+        await ui.press("7")  # help is on top: the board does not hear this
+        await ui.press("escape")
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.marks() == (None,) * 4 + (Mark.X,) + (None,) * 4
+
+        await ui.press("7")  # and the board listens again
+        assert ui.cell(0).mark is Mark.O
