@@ -32,12 +32,14 @@ class TicTacToeApp(App[Match | None]):
     TITLE = "Tic-tac-toe"
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 - App declares it as an instance variable
         (0, "-too-narrow"),
-        (MIN_WIDTH, "-wide-enough"),
+        (MIN_WIDTH, "-narrow"),
+        (80, "-wide"),
     ]
     """Below the minimum width every screen shows only its `TooSmall` line."""
     VERTICAL_BREAKPOINTS = [  # noqa: RUF012
         (0, "-too-short"),
-        (MIN_HEIGHT, "-tall-enough"),
+        (MIN_HEIGHT, "-short"),
+        (28, "-tall"),
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),

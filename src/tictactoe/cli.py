@@ -118,10 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     from tictactoe.app import TicTacToeApp  # imported late: --help and --version stay instant
 
-    match = TicTacToeApp(config).run()
+    app = TicTacToeApp(config)
+    match = app.run()
     if match is not None:
         print(final_score(match))
-    return 0
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

@@ -58,6 +58,9 @@ class Cell(Button):
         super().__init__(id=self.id_for(cell), classes="-empty")
         self.cell = cell
         self.can_focus = False
+        # Buttons pad each line by one cell a side; a small square needs that room for its
+        # mark (and app.tcss cannot say 0: the property only takes positive integers).
+        self.styles.line_pad = 0
 
     @staticmethod
     def id_for(cell: int) -> str:
