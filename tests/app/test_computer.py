@@ -1,0 +1,116 @@
+"""Against the computer: it replies by itself, makes you wait, chooses, and (hard) never loses."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.conftest import Driver, Start
+from tictactoe.ai import CORNERS, Level
+from tictactoe.engine import Mark
+from tictactoe.keys import KeyLayout
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.mark_choice import MarkChoiceScreen
+
+NUMPAD = KeyLayout.NUMPAD
+
+
+async def wait_for_the_computer(ui: Driver) -> None:
+    """Give the zero-delay reply a few event-loop turns to land."""
+    for _ in range(10):
+        if not ui.match.computer_to_move:
+            return
+        await ui.pilot.pause()
+    raise AssertionError(f"the computer did not move: {ui.match.game}")
+
+
+async def play_script(ui: Driver, preferences: list[int]) -> None:
+    """The person takes the first free cell of `preferences`, by digit, until the game ends."""
+    while True:
+        await wait_for_the_computer(ui)
+        game = ui.match.game
+        assert game is not None
+        if game.is_over:
+            return
+        cell = next(cell for cell in preferences if game.board[cell] is None)
+        await ui.press(NUMPAD.key_for(cell))
+        assert ui.match.game is not None and cell in ui.match.game.moves
+
+
+@pytest.mark.parametrize("level", list(Level))
+async def test_the_computer_replies_by_itself(start: Start, level: Level) -> None:
+    async with start(player1="Ada", level=level) as ui:
+        await ui.press("x", "5")
+        await wait_for_the_computer(ui)
+
+        game = ui.match.game
+        assert game is not None and len(game.moves) == 2
+        reply = game.moves[1]
+        assert ui.cell(reply).mark is Mark.O
+        ui.assert_board_matches_match()
+        assert ui.status() == "Ada (X) to move"
+        assert ui.card(1).startswith("Computer | O | 0 wins")
+        assert str(level) in ui.card(1)
+        if level is not Level.EASY:
+            assert reply in CORNERS  # medium's rule list says corner; on a side hard would lose
+
+
+async def test_input_is_refused_while_the_computer_thinks(start: Start) -> None:
+    async with start(player1="Ada", level=Level.EASY, computer_delay=5) as ui:
+        await ui.press("x", "5")
+        assert ui.status() == "Computer is thinking…"
+        assert ui.game.scoreboard.query_one("#player-2").has_class("-to-move")
+
+        before = ui.match
+        await ui.press("7")
+        assert ui.match == before
+        assert ui.marks() == (None,) * 4 + (Mark.X,) + (None,) * 4
+        assert ui.status() == "Wait: Computer is thinking…"
+
+
+@pytest.mark.parametrize(
+    ("mark", "preferences"),
+    [
+        pytest.param("x", [0, 8, 2, 6, 4, 1, 3, 5, 7], id="X-first-corners"),
+        pytest.param("o", [4, 1, 3, 5, 7, 0, 2, 6, 8], id="O-first-centre-then-sides"),
+        pytest.param("x", [0, 1, 2, 3, 4, 5, 6, 7, 8], id="X-first-in-reading-order"),
+        pytest.param("o", [1, 7, 3, 5, 0, 2, 6, 8, 4], id="O-first-sides"),
+    ],
+)
+async def test_hard_never_loses_a_scripted_line(
+    start: Start, mark: str, preferences: list[int]
+) -> None:
+    """Match 1: the person moves first; match 2: the computer chooses and moves first."""
+    async with start(player1="Ada", level=Level.HARD) as ui:
+        await ui.press(mark)
+        await play_script(ui, preferences)
+        assert ui.match.wins[0] == 0
+        assert not ui.status().startswith("Ada wins")
+
+        await ui.press("n")
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, GameScreen), "the computer chooses without a modal"
+        await play_script(ui, preferences)
+
+        assert ui.match.played == 2
+        assert ui.match.wins[0] == 0
+        assert "0 wins" in ui.card(0)
+        ui.assert_board_matches_match()
+
+
+async def test_the_computer_chooses_its_own_mark_in_the_second_match(start: Start) -> None:
+    async with start(player1="Ada", level=Level.HARD) as ui:
+        await ui.press("x")
+        await play_script(ui, [0, 8, 2, 6, 4, 1, 3, 5, 7])
+        ui.game.computer_delay = 5  # hold its first move, to see what it announces
+
+        await ui.press("n")
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, GameScreen)
+        assert not any(isinstance(screen, MarkChoiceScreen) for screen in ui.app.screen_stack)
+        assert ui.match.chooser == 1
+        assert ui.match.marks is not None
+        computer_mark = ui.match.marks[1]
+        assert ui.status() == f"Computer chose {computer_mark}."
+        assert ui.card(1).startswith(f"▶ Computer | {computer_mark}")
+        assert ui.card(0).startswith(f"Ada | {computer_mark.other}")
+        assert ui.marks() == (None,) * 9

@@ -1,0 +1,135 @@
+"""The new-game screen, and names: defaults, clashes, markup and control characters."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from app.conftest import Driver, Start
+from tictactoe.ai import Level
+from tictactoe.cli import parse_config
+from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.screens.new_game import NewGameScreen
+
+
+def error_text(ui: Driver) -> str:
+    return ui.modal_text("#new-error")
+
+
+async def test_names_typed_and_enter_start_the_match_from_the_keyboard(start: Start) -> None:
+    async with start() as ui:
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert ui.app.game_screen is None
+        await ui.press(*"Ann", "tab", *"Ben", "enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert ui.modal_text("#question") == "Ann, choose your mark"
+        assert [player.name for player in ui.match.players] == ["Ann", "Ben"]
+        assert not any(player.is_computer for player in ui.match.players)
+        assert ui.card(1).startswith("Ben |")
+
+
+async def test_empty_names_become_the_defaults(start: Start) -> None:
+    async with start() as ui:
+        await ui.click("#start")
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert ui.modal_text("#question") == "Player 1, choose your mark"
+        assert ui.card(0).startswith("Player 1 |")
+        assert ui.card(1).startswith("Player 2 |")
+
+
+async def test_equal_names_are_refused_inline_and_the_screen_stays(start: Start) -> None:
+    async with start() as ui:
+        await ui.press(*"Ann", "tab", *"ann", "enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert ui.app.game_screen is None
+        assert "must differ" in error_text(ui)
+        assert ui.app.focused is ui.app.screen.query_one("#name-2", Input)
+
+        await ui.press("backspace", "backspace", "backspace", *"Ben", "enter")
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert [player.name for player in ui.match.players] == ["Ann", "Ben"]
+
+
+async def test_computer_hard_chosen_from_the_keyboard(start: Start) -> None:
+    async with start() as ui:
+        await ui.press(*"Ann", "tab", "tab")  # past the second name, onto the opponents
+        await ui.press("down", "down", "down", "enter")
+        name_2 = ui.app.screen.query_one("#name-2", Input)
+        assert name_2.disabled
+        assert name_2.placeholder == "Computer"
+        await ui.press("tab", "enter")  # the disabled name is skipped: Start has focus
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        computer = ui.match.players[1]
+        assert (computer.name, computer.level) == ("Computer", Level.HARD)
+        assert ui.card(1).startswith("Computer |")
+        assert "hard" in ui.card(1)
+
+
+async def test_computer_hard_chosen_with_clicks(start: Start) -> None:
+    async with start() as ui:
+        await ui.click("#vs-hard")
+        await ui.click("#start")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert ui.modal_text("#question") == "Player 1, choose your mark"
+        assert ui.match.players[1].level is Level.HARD
+        assert ui.match.players[1].name == "Computer"
+
+
+async def test_naming_yourself_computer_against_the_computer_is_refused(start: Start) -> None:
+    async with start() as ui:
+        await ui.click("#vs-easy")
+        await ui.click("#name-1")
+        await ui.press(*"Computer", "enter")
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert "must differ" in error_text(ui)
+
+
+def test_equal_names_on_the_command_line_exit_with_status_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_config(["--player1", "Ada", "--player2", "ada"])
+    assert exit_info.value.code == 2
+    assert "must differ" in capsys.readouterr().err
+
+
+MARKUP_NAME = "[bold]Eve[/]"
+
+
+async def test_a_markup_name_is_shown_literally_everywhere(start: Start) -> None:
+    async with start(player1=MARKUP_NAME, player2="[red]Bob") as ui:
+        assert ui.modal_text("#question") == f"{MARKUP_NAME}, choose your mark"
+        await ui.press("x", "7", "4", "8", "5", "9")
+
+        assert ui.card(0).startswith(f"★ {MARKUP_NAME} |")
+        assert ui.card(1).startswith("[red]Bob |")
+        assert ui.status().startswith(f"{MARKUP_NAME} wins!")
+
+
+async def test_control_characters_are_removed_from_names(start: Start) -> None:
+    async with start(player1="E\x1b[31mve\x07", player2="Bo\tb\x00") as ui:
+        assert ui.modal_text("#question") == "E[31mve, choose your mark"
+        await ui.press("x")
+        assert ui.card(0).startswith("▶ E[31mve |")
+        assert ui.card(1).startswith("Bo b |")
+        assert not any(char in ui.status() for char in "\x1b\x07\x00")
+
+
+async def test_a_long_name_is_shortened_with_an_ellipsis(start: Start) -> None:
+    async with start(player1="Bartholomew " * 6, player2="Bob") as ui:
+        await ui.press("x")
+        name = ui.card(0).split(" | ")[0]
+        assert name.startswith("▶ Bartholomew")
+        assert name.endswith("…")
+        assert len(name) < 40
