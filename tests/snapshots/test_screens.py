@@ -1,0 +1,195 @@
+"""One SVG snapshot per screen and state of the game, driven headlessly with Pilot.
+
+Every app runs with `save=False`, so no statistics or settings file is read or
+written (the player's real statistics never leak into a snapshot), and with a
+fixed seed and no computer delay, so each picture is the same on every run.
+Regenerate after an intended change with `uv run pytest tests/snapshots --snapshot-update`
+and look at the pictures before committing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tictactoe.ai import Level
+from tictactoe.app import TicTacToeApp
+from tictactoe.config import GameConfig
+from tictactoe.keys import KeyLayout
+
+SIZE: Final = (100, 32)
+"""A roomy terminal: the board at full size beside the sidebar."""
+
+RunBefore = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+def hot_seat(**changes: Any) -> TicTacToeApp:
+    """Ada against Grace on one keyboard: the mark-choice modal opens at once."""
+    settings: dict[str, Any] = {
+        "player1": "Ada",
+        "player2": "Grace",
+        "computer_delay": 0,
+        "seed": 7,
+        "save": False,
+    }
+    return TicTacToeApp(GameConfig(**(settings | changes)))
+
+
+def vs_computer(level: Level = Level.HARD, delay: float = 0) -> TicTacToeApp:
+    """Ada against the computer; Ada chooses the mark of the first game."""
+    return TicTacToeApp(
+        GameConfig(player1="Ada", level=level, computer_delay=delay, seed=7, save=False)
+    )
+
+
+def new_game() -> TicTacToeApp:
+    """No names on the command line, so the session starts on the new-game screen."""
+    return TicTacToeApp(GameConfig(computer_delay=0, seed=7, save=False))
+
+
+def pressing(*keys: str) -> RunBefore:
+    """Press `keys` one at a time, letting each screen switch finish before the next."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+
+    return run_before
+
+
+def steady_inputs(then: RunBefore) -> RunBefore:
+    """Stop the text cursors blinking, so the picture does not depend on timing."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        await then(pilot)
+
+    return run_before
+
+
+# The new-game screen.
+
+
+def test_new_game(snap_compare: Any) -> None:
+    """Both name fields empty, the hot seat chosen, focus in Player 1's name."""
+    assert snap_compare(new_game(), terminal_size=SIZE, run_before=steady_inputs(pressing()))
+
+
+def test_new_game_refuses_equal_names(snap_compare: Any) -> None:
+    """Two players called Ada: an inline error under the opponents, focus on Player 2."""
+    assert snap_compare(
+        new_game(),
+        terminal_size=SIZE,
+        run_before=steady_inputs(pressing("A", "d", "a", "tab", "A", "d", "a", "enter")),
+    )
+
+
+# The mark-choice modal.
+
+
+def test_mark_choice(snap_compare: Any) -> None:
+    """Ada, the chooser of the first game, is asked for X or O over the empty board."""
+    assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=pressing())
+
+
+def test_mark_choice_reminds_after_a_stray_digit(snap_compare: Any) -> None:
+    """A digit meant for the board earns the reminder to press X or O."""
+    assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=pressing("5"))
+
+
+# The game screen.
+
+
+def test_mid_match_cursor_moved_by_arrows(snap_compare: Any) -> None:
+    """X in the centre, O top-left, then the cursor moved up and right to top-middle."""
+    assert snap_compare(
+        hot_seat(), terminal_size=SIZE, run_before=pressing("x", "5", "7", "up", "right")
+    )
+
+
+def test_win_highlights_the_line(snap_compare: Any) -> None:
+    """Ada's X takes the top row (7 8 9): the three cells carry the winning border."""
+    assert snap_compare(
+        hot_seat(), terminal_size=SIZE, run_before=pressing("x", "7", "4", "8", "5", "9")
+    )
+
+
+def test_draw(snap_compare: Any) -> None:
+    """A full board with no line: the status says it's a draw."""
+    assert snap_compare(
+        hot_seat(),
+        terminal_size=SIZE,
+        run_before=pressing("x", "5", "7", "9", "1", "4", "6", "3", "8", "2"),
+    )
+
+
+def test_computer_thinking(snap_compare: Any) -> None:
+    """After Ada's move the hard computer has a minute to reply, so it is still thinking."""
+    assert snap_compare(
+        vs_computer(Level.HARD, delay=60), terminal_size=SIZE, run_before=pressing("x", "5")
+    )
+
+
+def test_hint(snap_compare: Any) -> None:
+    """Pressing h marks the best cells for the player to move and says where play leads."""
+    assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=pressing("x", "5", "8", "h"))
+
+
+def test_move_history(snap_compare: Any) -> None:
+    """Five moves listed in order in the sidebar's Moves panel."""
+    assert snap_compare(
+        hot_seat(), terminal_size=SIZE, run_before=pressing("x", "5", "7", "3", "9", "8")
+    )
+
+
+def test_phone_key_layout(snap_compare: Any) -> None:
+    """With the phone layout the empty cells show 1 2 3 on the top row."""
+    assert snap_compare(
+        hot_seat(keys=KeyLayout.PHONE), terminal_size=SIZE, run_before=pressing("x", "5")
+    )
+
+
+def test_light_theme(snap_compare: Any) -> None:
+    """A mid-match position in textual-light."""
+    play = pressing("x", "5", "7", "3")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        pilot.app.theme = "textual-light"
+        await play(pilot)
+
+    assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_vs_computer_small_terminal(snap_compare: Any) -> None:
+    """At 60x20 the board shrinks beside the sidebar; the computer has already replied."""
+    assert snap_compare(vs_computer(), terminal_size=(60, 20), run_before=pressing("x", "5"))
+
+
+def test_too_small(snap_compare: Any) -> None:
+    """Below 50x16 the whole screen is one line asking for a bigger terminal."""
+    assert snap_compare(hot_seat(), terminal_size=(40, 12), run_before=pressing("x", "5"))
+
+
+# Modal screens over the game.
+
+
+def test_help(snap_compare: Any) -> None:
+    """The help screen, opened with ? during a game."""
+    assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=pressing("x", "question_mark"))
+
+
+def test_stats(snap_compare: Any) -> None:
+    """After one finished game the session's in-memory statistics have a row per player."""
+    assert snap_compare(
+        hot_seat(),
+        terminal_size=SIZE,
+        run_before=pressing("x", "7", "4", "8", "5", "9", "n", "o", "5", "s"),
+    )
