@@ -8,8 +8,11 @@ full walk of the game tree through this public API is fast despite immutability.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Final
+from itertools import repeat
+from operator import itemgetter
+from typing import TYPE_CHECKING, Final
 
 __all__ = ["CELL_NAMES", "LINES", "GameState", "IllegalMove", "Mark"]
 
@@ -84,93 +87,89 @@ FREE_CELLS: Final[tuple[tuple[int, ...], ...]] = tuple(
 )
 """For each mask of occupied cells, the free cells in ascending order."""
 
-_BIT: Final = tuple(1 << cell for cell in range(9))
+WIN_CELLS: Final[tuple[frozenset[int], ...]] = tuple(
+    frozenset(cell for line in LINES if all(mask >> c & 1 for c in line) for cell in line)
+    for mask in range(FULL + 1)
+)
+"""For each 9-bit mask, every cell on a complete line in it (a move can finish two lines)."""
 
-# The status of a state, computed once when the state is made.
-_PLAYING: Final = 0
-_WON: Final = 1
-_DRAWN: Final = 2
+# `play` and `legal_moves` run at every node of a search, so each state carries what
+# they need ready-made, shared by every state with the same occupied cells:
+# - a C-level callable that returns the precomputed tuple of free cells;
+# - a dict from each free cell to what taking it makes: (its bit, the next dict,
+#   the next callable, whether the board is then full).
+_Step = tuple[int, "dict[int, _Step]", Callable[[], tuple[int, ...]], bool]
+_LEGAL: Final = tuple(repeat(cells).__next__ for cells in FREE_CELLS)
+_NO_MOVES: Final = repeat(()).__next__
+_STEPS: Final[list[dict[int, _Step]]] = [{} for _ in range(FULL + 1)]
+for _occupied in range(FULL + 1):
+    for _cell in FREE_CELLS[_occupied]:
+        _after = _occupied | 1 << _cell
+        _STEPS[_occupied][_cell] = (1 << _cell, _STEPS[_after], _LEGAL[_after], _after == FULL)
+_NO_STEPS: Final[dict[int, _Step]] = {}
+
+# A state is a tuple laid out as below; the layout is private. Keeping the masks from
+# the point of view of the side to move lets `play` swap fields instead of branching.
+_MINE: Final = 0
+_THEIRS: Final = 1
+_TO_MOVE: Final = 2
+_WAITING: Final = 3
+_PARENT: Final = 4
+_LAST: Final = 5
+_OVER: Final = 6
+_LEGAL_MOVES: Final = 7
+_NEXT_STEPS: Final = 8
+
+_Layout = tuple[
+    int,
+    int,
+    Mark,
+    Mark,
+    "GameState | None",
+    int,
+    bool,
+    Callable[[], tuple[int, ...]],
+    dict[int, _Step],
+]
 
 
-class GameState:
+class GameState(_Layout):
     """One position of a game: the board, whose move it is and how it got here.
 
     Immutable, hashable and compared by value (board, mark to move and move order).
+    Start one with `GameState.new()`; `play` and `undo` give the others. Calling the
+    class directly is internal: it takes the private layout below, unchecked.
+
+    It is built for speed: a state is a small tuple (made in one C call) holding two
+    9-bit masks, the mark to move, the state before it, the last cell and whether
+    the game is over; the rules are answered from tables built once at import.
     """
 
-    __slots__ = ("_moves", "_o", "_status", "_to_move", "_x")
-
-    _x: int
-    _o: int
-    _to_move: Mark
-    _moves: tuple[int, ...]
-    _status: int
-
-    def __init__(self) -> None:
-        raise TypeError("use GameState.new() to start a game")
+    __slots__ = ()
 
     @classmethod
     def new(cls, first: Mark = Mark.X) -> GameState:
         """An empty board with `first` to move (X unless told otherwise)."""
-        return _make(0, 0, Mark(first), (), _PLAYING)
+        first = Mark(first)
+        return GameState((0, 0, first, _OTHER[first], None, -1, False, _LEGAL[0], _STEPS[0]))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"GameState is immutable; cannot set {name!r}")
+    if TYPE_CHECKING:
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"GameState is immutable; cannot delete {name!r}")
+        @property
+        def is_over(self) -> bool:
+            """True once somebody has won or the board is full."""
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GameState):
-            return NotImplemented
-        return (
-            self._x == other._x
-            and self._o == other._o
-            and self._to_move is other._to_move
-            and self._moves == other._moves
+        def legal_moves(self) -> tuple[int, ...]:
+            """The free cells in ascending order; empty once the game is over."""
+
+    else:
+        is_over = property(
+            itemgetter(_OVER), doc="True once somebody has won or the board is full."
         )
-
-    def __hash__(self) -> int:
-        return hash((self._x, self._o, self._to_move, self._moves))
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild, (self._x, self._o, str(self._to_move), self._moves, self._status))
-
-    def __repr__(self) -> str:
-        rows = "/".join(
-            "".join(str(mark) if mark else "." for mark in self.board[row * 3 : row * 3 + 3])
-            for row in range(3)
+        legal_moves = property(
+            itemgetter(_LEGAL_MOVES),
+            doc="legal_moves() -> the free cells in ascending order; () once the game is over.",
         )
-        return f"GameState({rows!r}, to_move={self._to_move.value}, moves={self._moves})"
-
-    @property
-    def board(self) -> tuple[Mark | None, ...]:
-        """The nine cells, row-major from the top-left: a Mark or None each."""
-        x, o = self._x, self._o
-        return tuple(
-            Mark.X if x >> cell & 1 else Mark.O if o >> cell & 1 else None for cell in range(9)
-        )
-
-    @property
-    def to_move(self) -> Mark:
-        """The mark that plays next (after the game ends: the mark that would have)."""
-        return self._to_move
-
-    @property
-    def moves(self) -> tuple[int, ...]:
-        """The cells played so far, in order."""
-        return self._moves
-
-    @property
-    def masks(self) -> tuple[int, int]:
-        """The board as two 9-bit masks, (X's cells, O's cells); bit n is cell n."""
-        return self._x, self._o
-
-    def legal_moves(self) -> tuple[int, ...]:
-        """The free cells in ascending order; empty once the game is over."""
-        if self._status:
-            return ()
-        return FREE_CELLS[self._x | self._o]
 
     def play(self, cell: int) -> GameState:
         """The state after the mark to move takes `cell`; `self` is unchanged.
@@ -178,86 +177,114 @@ class GameState:
         Raises IllegalMove for a taken cell, a cell outside 0..8, anything that is
         not an int, or a finished game.
         """
-        if type(cell) is not int:
-            cell = _as_cell(cell)
+        mine, theirs, to_move, waiting, _, _, _, _, steps = self
+        try:
+            bit, steps, legal, full = steps[cell]
+        except (KeyError, TypeError):
+            raise IllegalMove(self._why_not(cell)) from None
+        if cell.__class__ is not int:
+            if isinstance(cell, bool) or not isinstance(cell, int):
+                raise IllegalMove(self._why_not(cell))
+            cell = int(cell)  # an IntEnum or the like: its value is the cell
+        mine |= bit
+        if HAS_LINE[mine]:
+            return GameState(
+                (theirs, mine, waiting, to_move, self, cell, True, _NO_MOVES, _NO_STEPS)
+            )
+        return GameState((theirs, mine, waiting, to_move, self, cell, full, legal, steps))
+
+    def _why_not(self, cell: object) -> str:
+        """Why `play(cell)` is refused, in words a player understands."""
+        if isinstance(cell, bool) or not isinstance(cell, int):
+            return f"a cell is a whole number from 0 to 8, not {cell!r}"
         if not 0 <= cell <= 8:
-            raise IllegalMove(f"there is no cell {cell}: cells are numbered 0 to 8")
-        if self._status:
-            raise IllegalMove("the game is over")
-        bit = _BIT[cell]
-        x, o = self._x, self._o
-        if (x | o) & bit:
-            raise IllegalMove(f"cell {cell} ({CELL_NAMES[cell]}) is taken")
-        moves = (*self._moves, cell)
-        if self._to_move is Mark.X:
-            x |= bit
-            status = _WON if HAS_LINE[x] else _DRAWN if x | o == FULL else _PLAYING
-            return _make(x, o, Mark.O, moves, status)
-        o |= bit
-        status = _WON if HAS_LINE[o] else _DRAWN if x | o == FULL else _PLAYING
-        return _make(x, o, Mark.X, moves, status)
+            return f"there is no cell {cell}: cells are numbered 0 to 8"
+        if self[_OVER]:
+            return "the game is over"
+        return f"cell {cell} ({CELL_NAMES[cell]}) is taken"
 
     def undo(self) -> GameState:
         """The state before the last move. Raises IllegalMove on an empty board."""
-        if not self._moves:
+        parent = self[_PARENT]
+        if parent is None:
             raise IllegalMove("there is no move to take back")
-        bit = _BIT[self._moves[-1]]
-        mover = self._to_move.other
-        if mover is Mark.X:
-            return _make(self._x & ~bit, self._o, mover, self._moves[:-1], _PLAYING)
-        return _make(self._x, self._o & ~bit, mover, self._moves[:-1], _PLAYING)
+        return parent
+
+    @property
+    def to_move(self) -> Mark:
+        """The mark that plays next (after the game ends: the mark that would have)."""
+        return self[_TO_MOVE]
+
+    @property
+    def masks(self) -> tuple[int, int]:
+        """The board as two 9-bit masks, (X's cells, O's cells); bit n is cell n."""
+        if self[_TO_MOVE] is Mark.X:
+            return self[_MINE], self[_THEIRS]
+        return self[_THEIRS], self[_MINE]
+
+    @property
+    def board(self) -> tuple[Mark | None, ...]:
+        """The nine cells, row-major from the top-left: a Mark or None each."""
+        x, o = self.masks
+        return tuple(
+            Mark.X if x >> cell & 1 else Mark.O if o >> cell & 1 else None for cell in range(9)
+        )
+
+    @property
+    def moves(self) -> tuple[int, ...]:
+        """The cells played so far, in order."""
+        cells = []
+        state: GameState | None = self
+        while state is not None and state[_PARENT] is not None:
+            cells.append(state[_LAST])
+            state = state[_PARENT]
+        return tuple(reversed(cells))
 
     @property
     def winner(self) -> Mark | None:
         """The mark that completed a line, or None."""
-        if self._status != _WON:
-            return None
-        return self._to_move.other
+        if self[_OVER] and HAS_LINE[self[_THEIRS]]:
+            return self[_WAITING]
+        return None
 
     @property
     def winning_line(self) -> tuple[int, int, int] | None:
-        """The three cells of the completed line, or None."""
-        if self._status != _WON:
-            return None
-        return LINE_IN[self._x if self._to_move is Mark.O else self._o]
+        """The three cells of the completed line, or None (the first, if a move made two)."""
+        return LINE_IN[self[_THEIRS]] if self[_OVER] else None
+
+    @property
+    def winning_cells(self) -> frozenset[int]:
+        """Every cell on a completed line: usually three, five when one move made two lines."""
+        return WIN_CELLS[self[_THEIRS]] if self[_OVER] else frozenset()
 
     @property
     def is_draw(self) -> bool:
         """True when the board is full and nobody has a line."""
-        return self._status == _DRAWN
+        return self[_OVER] and not HAS_LINE[self[_THEIRS]]
 
-    @property
-    def is_over(self) -> bool:
-        """True once somebody has won or the board is full."""
-        return self._status != _PLAYING
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameState) and tuple.__eq__(self, other)
 
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
-def _as_cell(cell: object) -> int:
-    """Accept int-like values (not bools) as a cell index; refuse everything else."""
-    if isinstance(cell, bool) or not isinstance(cell, int):
-        raise IllegalMove(f"a cell is a whole number from 0 to 8, not {cell!r}")
-    return int(cell)
+    def __hash__(self) -> int:
+        return hash(self[:_OVER])  # the rest follows from these
 
+    def __reduce__(self) -> tuple[object, ...]:
+        first = self[_TO_MOVE] if len(self.moves) % 2 == 0 else self[_WAITING]
+        return (_replay, (first.value, self.moves))
 
-def _rebuild(x: int, o: int, to_move: str, moves: tuple[int, ...], status: int) -> GameState:
-    return _make(x, o, Mark(to_move), moves, status)
-
-
-_new_state: Final = object.__new__
-# Slot descriptors write past the immutable __setattr__, for construction only.
-_slots: Final = GameState.__dict__
-_set_x: Final = _slots["_x"].__set__
-_set_o: Final = _slots["_o"].__set__
-_set_to_move: Final = _slots["_to_move"].__set__
-_set_moves: Final = _slots["_moves"].__set__
-_set_status: Final = _slots["_status"].__set__
+    def __repr__(self) -> str:
+        rows = "/".join(
+            "".join(str(mark) if mark else "." for mark in self.board[row * 3 : row * 3 + 3])
+            for row in range(3)
+        )
+        return f"GameState({rows!r}, to_move={self.to_move.value}, moves={self.moves})"
 
 
-def _make(x: int, o: int, to_move: Mark, moves: tuple[int, ...], status: int) -> GameState:
-    state: GameState = _new_state(GameState)
-    _set_x(state, x)
-    _set_o(state, o)
-    _set_to_move(state, to_move)
-    _set_moves(state, moves)
-    _set_status(state, status)
+def _replay(first: str, moves: tuple[int, ...]) -> GameState:
+    state = GameState.new(Mark(first))
+    for cell in moves:
+        state = state.play(cell)
     return state

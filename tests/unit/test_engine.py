@@ -139,9 +139,10 @@ def test_a_new_game_can_start_with_o() -> None:
     assert state.play(4).to_move is Mark.X
 
 
-def test_game_states_are_made_by_new_not_by_the_constructor() -> None:
-    with pytest.raises(TypeError):
-        GameState()
+def test_new_games_are_equal_values_of_their_own_type() -> None:
+    assert GameState.new() == GameState.new()
+    assert GameState.new() != GameState.new(first=Mark.O)
+    assert GameState.new() != tuple(GameState.new())
 
 
 def test_play_puts_the_mark_to_move_and_passes_the_turn() -> None:

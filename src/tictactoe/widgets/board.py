@@ -143,7 +143,7 @@ class Board(Widget, can_focus=True):
 
     def _show_game(self, game: GameState | None) -> None:
         board = game.board if game else (None,) * 9
-        line = (game.winning_line if game else None) or ()
+        line = game.winning_cells if game else frozenset()
         self.set_class(game is not None and game.is_over, "-over")
         for square in self.query(Cell):
             square.mark = board[square.cell]
