@@ -74,22 +74,25 @@ class Driver:
         """The mark each cell widget shows, cell 0 (top-left) first."""
         return tuple(self.cell(cell).mark for cell in range(9))
 
+    def face(self, cell: int) -> str:
+        """What a cell paints inside its border, read back as "X", "O" or its digit.
+
+        The marks are drawn at several sizes (block letters, line art, a letter);
+        each drawing has a shape the other mark's drawings lack.
+        """
+        lines = painted(self.cell(cell)).splitlines()[1:-1]
+        inside = "".join(line[1:-1] for line in lines)
+        if "█████" in inside or "╭" in inside or "O" in inside:
+            return "O"
+        if "█" in inside or "╳" in inside or "X" in inside:
+            return "X"
+        return "".join(char for char in inside if not char.isspace())
+
     def board_text(self) -> str:
-        """Row by row, what each cell paints: X, O, or its digit (art reduced to a letter)."""
-        rows = []
-        for row in range(3):
-            letters = []
-            for cell in range(row * 3, row * 3 + 3):
-                art = painted(self.cell(cell))
-                if "█████" in art:
-                    letters.append("O")
-                elif "█" in art:
-                    letters.append("X")
-                else:
-                    digits = [char for char in art if char.isdigit()]
-                    letters.append("".join(digits) or "?")
-            rows.append(" ".join(letters))
-        return "\n".join(rows)
+        """The painted board, row by row: "X 8 9\n4 O 6\n1 2 3"."""
+        return "\n".join(
+            " ".join(self.face(cell) for cell in range(row * 3, row * 3 + 3)) for row in range(3)
+        )
 
     def cells_with(self, css_class: str) -> set[int]:
         return {cell for cell in range(9) if self.cell(cell).has_class(css_class)}
@@ -113,10 +116,14 @@ class Driver:
         return painted(self.app.screen.query_one(selector)).strip()
 
     def assert_board_matches_match(self) -> None:
-        """The cell widgets show exactly the core's board, and the win line is lit."""
+        """The cell widgets hold and paint exactly the core's board, and the win line is lit."""
         game = self.match.game
         expected = game.board if game else (None,) * 9
         assert self.marks() == expected
+        if self.game.board.is_on_screen:
+            assert tuple(self.face(cell) for cell in range(9)) == tuple(
+                str(mark) if mark else self.cell(cell).key for cell, mark in enumerate(expected)
+            )
         line = set(game.winning_line or ()) if game else set()
         assert self.cells_with("-win") == line
 
@@ -133,12 +140,12 @@ def make_config(**overrides: Any) -> GameConfig:
 
 @pytest.fixture
 def start() -> Start:
-    """`async with start(player1=..., ...) as ui:` runs the app at `SIZE`."""
+    """`async with start(player1=..., ...) as ui:` runs the app, at `SIZE` unless told."""
 
     @asynccontextmanager
-    async def _start(**overrides: Any) -> AsyncIterator[Driver]:
+    async def _start(size: tuple[int, int] = SIZE, **overrides: Any) -> AsyncIterator[Driver]:
         app = TicTacToeApp(make_config(**overrides))
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.pause()
             yield Driver(app, pilot)
 

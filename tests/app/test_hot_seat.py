@@ -76,14 +76,6 @@ async def test_a_won_match_is_shown_and_scored(
         assert ui.match.wins == ((1, 0) if winner == 0 else (0, 1))
 
 
-async def test_the_board_paints_what_the_core_holds(start: Start) -> None:
-    async with start(**HOT_SEAT) as ui:
-        await ui.press("x", "7", "5")
-        assert ui.board_text() == "X 8 9\n4 O 6\n1 2 3"
-        ui.assert_board_matches_match()
-        assert ui.cells_with("-x") == {0} and ui.cells_with("-o") == {4}
-
-
 async def test_a_full_board_without_a_line_is_a_draw(start: Start) -> None:
     # X O X / X O O / O X X
     async with start(**HOT_SEAT) as ui:

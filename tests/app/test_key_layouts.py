@@ -15,12 +15,12 @@ PHONE_FACE = "1 2 3\n4 5 6\n7 8 9"
 @pytest.mark.parametrize(
     ("layout", "face", "top_left", "bottom_right"),
     [
-        pytest.param(KeyLayout.NUMPAD, KEYPAD_FACE, "7", "3", id="numpad"),
+        pytest.param(None, KEYPAD_FACE, "7", "3", id="numpad-by-default"),
         pytest.param(KeyLayout.PHONE, PHONE_FACE, "1", "9", id="phone"),
     ],
 )
 async def test_empty_cells_show_their_digit_and_the_digit_takes_that_cell(
-    start: Start, layout: KeyLayout, face: str, top_left: str, bottom_right: str
+    start: Start, layout: KeyLayout | None, face: str, top_left: str, bottom_right: str
 ) -> None:
     async with start(**HOT_SEAT, keys=layout) as ui:
         await ui.press("x")

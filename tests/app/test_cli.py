@@ -1,0 +1,182 @@
+"""The `tictactoe` command: options, refusals, the setup they produce, the final score."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tictactoe import __version__, cli
+from tictactoe.ai import Level
+from tictactoe.app import TicTacToeApp
+from tictactoe.config import GameConfig
+from tictactoe.engine import Mark
+from tictactoe.keys import KeyLayout
+from tictactoe.match import FirstMove, Match, NameClash, Player
+
+
+def exit_code(argv: list[str]) -> int | str | None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.parse_config(argv)
+    return exit_info.value.code
+
+
+def test_version_prints_the_version_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"tictactoe {__version__}"
+
+
+def test_help_lists_the_options_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code(["--help"]) == 0
+    out = capsys.readouterr().out
+    for option in ("--player1", "--player2", "--vs", "--level", "--first", "--keys", "--version"):
+        assert option in out
+
+
+def test_python_dash_m_prints_the_version() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tictactoe", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"tictactoe {__version__}"
+
+
+def test_the_defaults_ask_for_players_on_the_new_game_screen() -> None:
+    config = cli.parse_config([])
+    assert config.level is None
+    assert config.first_move is FirstMove.CHOOSER
+    assert config.keys is None  # the remembered layout, else the keypad's
+    assert config.save is True
+    assert config.initial_match() is None
+
+
+def test_both_names_skip_the_new_game_screen() -> None:
+    match = cli.parse_config(["--player1", "Ada", "--player2", "Bob"]).initial_match()
+    assert match is not None
+    assert match.players == (Player("Ada"), Player("Bob"))
+    assert match.game is None and match.chooser == 0
+
+
+def test_vs_computer_at_hard() -> None:
+    config = cli.parse_config(["--vs", "computer", "--level", "hard", "--player1", "Ada"])
+    assert config.level is Level.HARD
+    match = config.initial_match()
+    assert match is not None
+    assert match.players == (Player("Ada"), Player("Computer", Level.HARD))
+
+
+def test_a_level_alone_means_the_computer_and_vs_computer_alone_means_medium() -> None:
+    assert cli.parse_config(["--level", "easy"]).level is Level.EASY
+    assert cli.parse_config(["--vs", "computer"]).level is Level.MEDIUM
+    assert cli.parse_config(["--vs", "computer"]).initial_match() is None  # names still asked
+
+
+@pytest.mark.parametrize(
+    ("argv", "rule"),
+    [(["--first", "x"], FirstMove.X), (["--first", "random"], FirstMove.RANDOM)],
+)
+def test_first_move_rules(argv: list[str], rule: FirstMove) -> None:
+    config = cli.parse_config([*argv, "--player1", "Ada", "--player2", "Bob"])
+    assert config.first_move is rule
+    match = config.initial_match()
+    assert match is not None and match.first_move is rule
+
+
+def test_first_x_lets_x_start_even_when_the_chooser_takes_o() -> None:
+    match = cli.parse_config(["--first", "x", "--player1", "Ada", "--player2", "Bob"])
+    started = match.initial_match()
+    assert started is not None
+    game = started.choose_mark(Mark.O).game
+    assert game is not None and game.to_move is Mark.X
+
+
+def test_keys_phone_delay_seed_and_no_save(tmp_path: Path) -> None:
+    stats_file = tmp_path / "stats.json"
+    config = cli.parse_config(
+        [
+            "--keys",
+            "phone",
+            "--delay",
+            "0",
+            "--seed",
+            "3",
+            "--no-save",
+            "--stats-file",
+            str(stats_file),
+        ]
+    )
+    assert config.keys is KeyLayout.PHONE
+    assert config.computer_delay == 0
+    assert config.seed == 3
+    assert config.save is False
+    assert config.stats_file == stats_file
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--vs", "robot"], "--vs"),
+        (["--level", "impossible"], "--level"),
+        (["--first", "o"], "--first"),
+        (["--keys", "qwerty"], "--keys"),
+        (["--delay", "soon"], "number of seconds"),
+        (["--delay", "-1"], "between 0 and 10"),
+        (["--delay", "11"], "between 0 and 10"),
+        (["--vs", "person", "--level", "hard"], "--level only applies"),
+        (["--vs", "computer", "--player2", "Bob"], "--player2 does not apply"),
+        (["--player1", "Ada", "--player2", " ADA "], "must differ"),
+        (["--bogus"], "unrecognized"),
+    ],
+)
+def test_bad_values_exit_with_status_2_and_say_why(
+    argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code(argv) == 2
+    err = capsys.readouterr().err
+    assert "tictactoe: error:" in err
+    assert complaint in err
+
+
+def test_initial_match_refuses_equal_names() -> None:
+    with pytest.raises(NameClash):
+        GameConfig(player1="Eve", player2="eve").initial_match()
+    with pytest.raises(NameClash):
+        GameConfig(player1="Computer", level=Level.EASY).initial_match()
+
+
+def test_initial_match_needs_the_second_name_for_hot_seat() -> None:
+    assert GameConfig(player1="Ada").initial_match() is None
+    assert GameConfig(player2="Bob").initial_match() is None
+    assert GameConfig(level=Level.HARD).initial_match() is None
+
+
+def test_final_score_lists_names_wins_draws_and_matches() -> None:
+    match = Match.new("Ada", "Bartholomew").choose_mark(Mark.X)
+    for cell in (0, 3, 1, 4, 2):
+        match = match.play(cell)
+    assert cli.final_score(match) == (
+        "Final score\n  Ada          1\n  Bartholomew  0\n  Draws        0\n  (1 match played)"
+    )
+    assert cli.final_score(Match.new("A", "B")).endswith("(0 matches played)")
+
+
+def test_main_prints_the_final_score_after_the_app_returns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[GameConfig] = []
+    ended = Match.new("Ada", "Bob")
+
+    def run(self: TicTacToeApp) -> Match:
+        seen.append(self.config)
+        return ended
+
+    monkeypatch.setattr(TicTacToeApp, "run", run)
+    assert cli.main(["--player1", "Ada", "--player2", "Bob", "--no-save"]) == 0
+    assert seen[0].player1 == "Ada" and seen[0].save is False
+    assert capsys.readouterr().out == cli.final_score(ended) + "\n"
