@@ -124,8 +124,7 @@ class Driver:
             assert tuple(self.face(cell) for cell in range(9)) == tuple(
                 str(mark) if mark else self.cell(cell).key for cell, mark in enumerate(expected)
             )
-        line = set(game.winning_line or ()) if game else set()
-        assert self.cells_with("-win") == line
+        assert self.cells_with("-win") == (set(game.winning_cells) if game else set())
 
 
 Start = Callable[..., AbstractAsyncContextManager[Driver]]

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from app.conftest import HOT_SEAT, Driver, Start
+from app.conftest import HOT_SEAT, Driver, Start, painted
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
 
@@ -67,6 +67,7 @@ async def test_a_won_match_is_shown_and_scored(
         assert game is not None and game.winning_line is not None
         assert set(game.winning_line) <= set(moves[winner::2])
         assert ui.cells_with("-win") == set(game.winning_line)
+        assert "╔" in painted(ui.cell(game.winning_line[0]))  # visible without colour
 
         name = HOT_SEAT[f"player{winner + 1}"]
         assert ui.status().startswith(f"{name} wins!")
@@ -74,6 +75,19 @@ async def test_a_won_match_is_shown_and_scored(
         assert "0 wins" in ui.card(1 - winner)
         assert ui.tally() == "Draws 0 Played 1"
         assert ui.match.wins == ((1, 0) if winner == 0 else (0, 1))
+
+
+async def test_a_double_win_lights_both_lines(start: Start) -> None:
+    # X takes the centre last, completing both diagonals at once: X O X / O X O / X O X
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x")
+        for cell in [0, 1, 2, 5, 6, 3, 8, 7, 4]:
+            await take_with_digit(ui, cell)
+
+        assert ui.cells_with("-win") == {0, 2, 4, 6, 8}
+        ui.assert_board_matches_match()
+        assert ui.status().startswith("Ada wins!")
+        assert ui.tally() == "Draws 0 Played 1"
 
 
 async def test_a_full_board_without_a_line_is_a_draw(start: Start) -> None:
