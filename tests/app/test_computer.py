@@ -8,6 +8,7 @@ from app.conftest import Driver, Start
 from tictactoe.ai import CORNERS, Level
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
+from tictactoe.match import FirstMove
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 
@@ -24,12 +25,20 @@ async def wait_for_the_computer(ui: Driver) -> None:
 
 
 async def play_script(ui: Driver, preferences: list[int]) -> None:
-    """The person takes the first free cell of `preferences`, by digit, until the game ends."""
+    """The person takes the first free cell of `preferences`, by digit, until the game ends.
+
+    Then the screen must announce the result the core holds.
+    """
     while True:
         await wait_for_the_computer(ui)
         game = ui.match.game
         assert game is not None
         if game.is_over:
+            ui.assert_board_matches_match()
+            if ui.match.winner == 1:
+                assert ui.status().startswith("Computer wins!")
+            else:
+                assert "draw" in ui.status().lower()
             return
         cell = next(cell for cell in preferences if game.board[cell] is None)
         await ui.press(NUMPAD.key_for(cell))
@@ -52,6 +61,16 @@ async def test_the_computer_replies_by_itself(start: Start, level: Level) -> Non
         assert str(level) in ui.card(1)
         if level is not Level.EASY:
             assert reply in CORNERS  # medium's rule list says corner; on a side hard would lose
+
+
+async def test_with_first_x_the_computer_holding_x_opens_by_itself(start: Start) -> None:
+    async with start(player1="Ada", level=Level.MEDIUM, first_move=FirstMove.X) as ui:
+        await ui.press("o")
+        await wait_for_the_computer(ui)
+        game = ui.match.game
+        assert game is not None and len(game.moves) == 1
+        assert ui.cell(game.moves[0]).mark is Mark.X
+        assert ui.status() == "Ada (O) to move"
 
 
 async def test_input_is_refused_while_the_computer_thinks(start: Start) -> None:

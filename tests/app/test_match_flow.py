@@ -7,7 +7,7 @@ from textual.widgets import Markdown
 
 from app.conftest import HOT_SEAT, Driver, Start
 from tictactoe.engine import Mark
-from tictactoe.match import Match
+from tictactoe.match import FirstMove, Match
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
@@ -67,6 +67,15 @@ async def test_n_starts_the_next_match_and_the_chooser_alternates(start: Start) 
         assert ui.modal_text("#question") == "Ada, choose your mark"
         assert ui.tally() == "Draws 0 Played 2"
         assert ui.match.wins == (1, 1)
+
+
+async def test_with_first_x_the_other_player_may_open(start: Start) -> None:
+    async with start(**HOT_SEAT, first_move=FirstMove.X) as ui:
+        await ui.press("o")
+        assert ui.status() == "Bob (X) to move"
+        assert ui.card(1).startswith("▶ Bob | X")
+        await ui.press("5")
+        assert ui.cell(4).mark is Mark.X
 
 
 async def test_next_match_is_refused_while_a_game_is_in_progress(start: Start) -> None:
