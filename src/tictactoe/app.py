@@ -6,10 +6,12 @@ import random
 from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
+from weakref import WeakKeyDictionary
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import Widget
 
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
@@ -58,6 +60,7 @@ class TicTacToeApp(App[Match | None]):
             stats_path.with_name("settings.json") if self.config.save else None
         )
         """Theme and digit layout, remembered across runs."""
+        self._focus_before_resize: WeakKeyDictionary[Screen[object], Widget] = WeakKeyDictionary()
 
     def on_mount(self) -> None:
         warnings = self.settings.load() + self.stats.load().warnings
@@ -91,6 +94,24 @@ class TicTacToeApp(App[Match | None]):
 
     def _remember_theme(self, _theme: object) -> None:
         self._warn(self.settings.update(theme=self.theme))
+
+    def on_resize(self) -> None:
+        """Hiding everything below the minimum size takes the focus away: give it back."""
+        screen = self.screen
+        if screen.focused is not None:
+            self._focus_before_resize[screen] = screen.focused
+        self.call_after_refresh(self._restore_focus)
+
+    def _restore_focus(self) -> None:
+        screen = self.screen
+        width, height = self.size
+        if screen.focused is not None or width < MIN_WIDTH or height < MIN_HEIGHT:
+            return
+        remembered = self._focus_before_resize.get(screen)
+        if remembered is not None and remembered.is_attached and remembered.focusable:
+            remembered.focus()
+        else:
+            screen.focus_next()
 
     @property
     def game_screen(self) -> GameScreen | None:

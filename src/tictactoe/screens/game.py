@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -28,14 +28,23 @@ from tictactoe.widgets.too_small import TooSmall
 __all__ = ["GameScreen", "describe"]
 
 
+NAME_WIDTH: Final = 20
+"""Cells a name may take in the status line before it ends in an ellipsis."""
+
+
+def short(name: str) -> str:
+    """`name` cut to fit a sentence of the status line."""
+    return Content(name).truncate(NAME_WIDTH, ellipsis=True).plain
+
+
 def describe(match: Match) -> str:
     """The status line for a match as it stands."""
     game = match.game
     if game is None:
-        return f"{match.players[match.chooser].name} is choosing a mark…"
+        return f"{short(match.players[match.chooser].name)} is choosing a mark…"
     winner = match.winner
     if winner is not None:
-        return f"{match.players[winner].name} wins!   n or Enter: next match · q: quit"
+        return f"{short(match.players[winner].name)} wins!   n or Enter: next match · q: quit"
     if game.is_draw:
         return "It's a draw.   n or Enter: next match · q: quit"
     index = match.to_move
@@ -43,7 +52,7 @@ def describe(match: Match) -> str:
     player = match.players[index]
     if player.is_computer:
         return f"{player.name} is thinking…"
-    return f"{player.name} ({game.to_move}) to move"
+    return f"{short(player.name)} ({game.to_move}) to move"
 
 
 class GameScreen(Screen[None]):
@@ -150,7 +159,7 @@ class GameScreen(Screen[None]):
         if match.phase is Phase.OVER:
             self.notice = "This match is over: press n or Enter for the next one."
         elif match.computer_to_move:
-            self.notice = f"Wait: {match.players[match.to_move or 0].name} is thinking…"
+            self.notice = f"Wait: {short(match.players[match.to_move or 0].name)} is thinking…"
         else:
             try:
                 self.match = match.play(cell)
@@ -211,7 +220,7 @@ class GameScreen(Screen[None]):
         if chooser.is_computer:
             mark = choose_mark(self.rng)
             self._marks_chosen(mark)
-            self.notice = f"{chooser.name} chose {mark}."
+            self.notice = f"{short(chooser.name)} chose {mark}."
         else:
             self.app.push_screen(MarkChoiceScreen(chooser.name), self._marks_chosen)
 

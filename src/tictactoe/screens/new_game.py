@@ -44,10 +44,14 @@ class NewGameScreen(Screen[Match]):
             yield Static("Three in a row wins. Who is playing?", id="new-subtitle")
             with Horizontal(classes="field"):
                 yield Label("Player 1", classes="field-label")
-                yield Input(placeholder=DEFAULT_NAMES[0], id="name-1", max_length=60)
+                yield Input(
+                    placeholder=DEFAULT_NAMES[0], id="name-1", max_length=60, select_on_focus=False
+                )
             with Horizontal(classes="field"):
                 yield Label("Player 2", classes="field-label")
-                yield Input(placeholder=DEFAULT_NAMES[1], id="name-2", max_length=60)
+                yield Input(
+                    placeholder=DEFAULT_NAMES[1], id="name-2", max_length=60, select_on_focus=False
+                )
             yield Label("Opponent", id="opponent-label")
             with RadioSet(id="opponent"):
                 yield RadioButton("Another person (hot seat)", id="vs-person", value=True)
