@@ -62,11 +62,6 @@ class Driver:
         await self.pilot.click(selector)
         await self.pilot.pause()
 
-    async def settle(self, rounds: int = 4) -> None:
-        """Let timers (the computer's zero-second reply) fire and their results render."""
-        for _ in range(rounds):
-            await self.pilot.pause()
-
     def cell(self, cell: int) -> Cell:
         return self.game.board.cell(cell)
 
@@ -111,8 +106,8 @@ class Driver:
     def tally(self) -> str:
         return " ".join(painted(self.game.scoreboard.query_one("#tally")).split())
 
-    def modal_text(self, selector: str) -> str:
-        """Text painted by a widget of the screen on top (a modal)."""
+    def top_text(self, selector: str) -> str:
+        """Text painted by a widget of the screen on top (a modal, the new-game screen)."""
         return painted(self.app.screen.query_one(selector)).strip()
 
     def assert_board_matches_match(self) -> None:

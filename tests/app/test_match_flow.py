@@ -19,7 +19,7 @@ ADA_WINS_TOP_ROW = ("7", "4", "8", "5", "9")
 async def test_the_first_match_opens_the_modal_for_player_one(start: Start) -> None:
     async with start(**HOT_SEAT) as ui:
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert ui.modal_text("#question") == "Ada, choose your mark"
+        assert ui.top_text("#question") == "Ada, choose your mark"
         assert ui.match.game is None
         assert ui.marks() == (None,) * 9
         assert ui.status() == "Ada is choosing a mark…"
@@ -41,7 +41,7 @@ async def test_enter_starts_the_next_match_chosen_by_the_other_player(start: Sta
         await ui.pilot.pause()
 
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert ui.modal_text("#question") == "Bob, choose your mark"
+        assert ui.top_text("#question") == "Bob, choose your mark"
         assert ui.marks() == (None,) * 9
         assert ui.cells_with("-win") == set()
         assert "1 win" in ui.card(0)
@@ -58,13 +58,13 @@ async def test_n_starts_the_next_match_and_the_chooser_alternates(start: Start) 
     async with start(**HOT_SEAT) as ui:
         await ui.press("x", *ADA_WINS_TOP_ROW, "n")
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert ui.modal_text("#question") == "Bob, choose your mark"
+        assert ui.top_text("#question") == "Bob, choose your mark"
         assert ui.marks() == (None,) * 9
         assert "1 win" in ui.card(0)
         await ui.press("o", *ADA_WINS_TOP_ROW)  # Bob chose O and moves first: he wins
         assert ui.status().startswith("Bob wins!")
         await ui.press("n")
-        assert ui.modal_text("#question") == "Ada, choose your mark"
+        assert ui.top_text("#question") == "Ada, choose your mark"
         assert ui.tally() == "Draws 0 Played 2"
         assert ui.match.wins == (1, 1)
 
@@ -91,10 +91,10 @@ async def test_a_key_for_the_board_while_the_modal_is_open_changes_nothing_and_s
     start: Start, key: str
 ) -> None:
     async with start(**HOT_SEAT) as ui:
-        assert ui.modal_text("#notice") == ""
+        assert ui.top_text("#notice") == ""
         await ui.press(key)
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert "press X or O" in ui.modal_text("#notice")
+        assert "press X or O" in ui.top_text("#notice")
         assert ui.match.game is None
         assert ui.marks() == (None,) * 9
 
@@ -107,7 +107,7 @@ async def test_a_click_on_the_board_behind_the_modal_changes_nothing_and_says_wh
         await ui.pilot.click(offset=centre)
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert "press X or O" in ui.modal_text("#notice")
+        assert "press X or O" in ui.top_text("#notice")
         assert ui.match.game is None
 
 
