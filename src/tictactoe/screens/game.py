@@ -67,9 +67,9 @@ class GameScreen(Screen[None]):
         Binding("h", "hint", "Hint"),
         Binding("n", "next_match", "Next match"),
         Binding("enter", "next_match", "Next match", show=False),
+        Binding("q", "app.quit", "Quit"),
         Binding("s", "app.show_stats", "Stats"),
         Binding("question_mark,f1", "app.help", "Help", key_display="?"),
-        Binding("q", "app.quit", "Quit"),
     ]
 
     class GameFinished(Message):
