@@ -22,7 +22,7 @@ from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.match import Match
 from tictactoe.screens.game import GameScreen
-from tictactoe.widgets.board import Cell
+from tictactoe.widgets.board import Cell, mark_art
 
 SIZE: Final = (100, 32)
 """A comfortable terminal: the whole game fits."""
@@ -72,16 +72,16 @@ class Driver:
     def face(self, cell: int) -> str:
         """What a cell paints inside its border, read back as "X", "O" or its digit.
 
-        The marks are drawn at several sizes (block letters, line art, a letter);
-        each drawing has a shape the other mark's drawings lack.
+        A mark counts only if the painted shape is that mark's drawing for the
+        cell's current size, so a cell showing the wrong drawing fails.
         """
-        lines = painted(self.cell(cell)).splitlines()[1:-1]
-        inside = "".join(line[1:-1] for line in lines)
-        if "█████" in inside or "╭" in inside or "O" in inside:
-            return "O"
-        if "█" in inside or "╳" in inside or "X" in inside:
-            return "X"
-        return "".join(char for char in inside if not char.isspace())
+        square = self.cell(cell)
+        lines = painted(square).splitlines()[1:-1]
+        inside = "".join("".join(line[1:-1] for line in lines).split())
+        for mark in Mark:
+            if inside == "".join(mark_art(mark, square.content_size).split()):
+                return str(mark)
+        return inside
 
     def board_text(self) -> str:
         """The painted board, row by row: "X 8 9\n4 O 6\n1 2 3"."""

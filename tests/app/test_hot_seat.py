@@ -140,16 +140,6 @@ async def test_a_taken_cell_is_refused_with_a_reason(start: Start, by_click: boo
         assert ui.status() == "Ada (X) to move"
 
 
-async def test_a_move_after_the_end_is_refused(start: Start) -> None:
-    async with start(**HOT_SEAT) as ui:
-        await ui.press("x", "7", "4", "8", "5", "9")
-        finished = ui.match
-        await ui.press("1")
-        assert ui.match == finished
-        assert ui.cell(6).mark is None
-        assert "over" in ui.status()
-
-
 async def test_the_cursor_moves_in_two_dimensions_and_stops_at_edges(start: Start) -> None:
     async with start(**HOT_SEAT) as ui:
         await ui.press("x")

@@ -129,9 +129,16 @@ async def test_quit_with_the_modal_button_returns_the_match(start: Start) -> Non
     assert isinstance(ui.app.return_value, Match)
 
 
-async def test_quit_with_q_after_a_win_returns_the_score(start: Start) -> None:
+async def test_after_a_win_moves_are_refused_and_q_returns_the_score(start: Start) -> None:
     async with start(**HOT_SEAT) as ui:
-        await ui.press("x", *ADA_WINS_TOP_ROW, "q")
+        await ui.press("x", *ADA_WINS_TOP_ROW)
+        finished = ui.match
+        await ui.press("1")
+        assert ui.match == finished
+        assert ui.cell(6).mark is None
+        assert "over" in ui.status()
+
+        await ui.press("q")
         await ui.pilot.pause()
         assert not ui.app.is_running
     result = ui.app.return_value
@@ -160,12 +167,12 @@ async def assert_help_is_open(ui: Driver) -> None:
 @pytest.mark.parametrize("key", ["question_mark", "f1"])
 async def test_help_opens_and_closes_with_escape(start: Start, key: str) -> None:
     async with start(**HOT_SEAT) as ui:
-        await ui.press("x", "5", key)
+        await ui.press("x", key)
         await assert_help_is_open(ui)
         await ui.press("7")  # help is on top: the board does not hear this
         await ui.press("escape")
         assert isinstance(ui.app.screen, GameScreen)
-        assert ui.marks() == (None,) * 4 + (Mark.X,) + (None,) * 4
+        assert ui.marks() == (None,) * 9
 
         await ui.press("7")  # and the board listens again
-        assert ui.cell(0).mark is Mark.O
+        assert ui.cell(0).mark is Mark.X

@@ -42,7 +42,7 @@ async def test_empty_names_become_the_defaults(start: Start) -> None:
 
 async def test_equal_names_are_refused_inline_and_the_screen_stays(start: Start) -> None:
     async with start() as ui:
-        await ui.press(*"Ann", "tab", *"ann", "enter")
+        await ui.press(*"Al", "tab", *"al", "enter")
         await ui.pilot.pause()
 
         assert isinstance(ui.app.screen, NewGameScreen)
@@ -50,10 +50,10 @@ async def test_equal_names_are_refused_inline_and_the_screen_stays(start: Start)
         assert "must differ" in error_text(ui)
         assert ui.app.focused is ui.app.screen.query_one("#name-2", Input)
 
-        await ui.press("backspace", "backspace", "backspace", *"Ben", "enter")
+        await ui.press("backspace", "backspace", *"Bo", "enter")
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert [player.name for player in ui.match.players] == ["Ann", "Ben"]
+        assert [player.name for player in ui.match.players] == ["Al", "Bo"]
 
 
 async def test_computer_hard_chosen_from_the_keyboard(start: Start) -> None:

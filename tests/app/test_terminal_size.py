@@ -91,8 +91,6 @@ async def test_every_size_shows_either_the_whole_board_or_the_one_line(start: St
             (MIN_WIDTH, MIN_HEIGHT),
             (MIN_WIDTH - 1, MIN_HEIGHT),
             (MIN_WIDTH, MIN_HEIGHT - 1),
-            (MIN_WIDTH + 5, MIN_HEIGHT + 2),
-            (70, 20),
             (80, 24),
             (120, 20),
             (60, 50),
