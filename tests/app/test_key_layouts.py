@@ -32,11 +32,8 @@ async def test_empty_cells_show_their_digit_and_the_digit_takes_that_cell(
         assert ui.marks()[8] is Mark.O
         assert ui.board_text() == "X " + face[2:-1] + "O"
 
-
-async def test_the_phone_layout_names_the_phone_digit_in_a_refusal(start: Start) -> None:
-    async with start(**HOT_SEAT, keys=KeyLayout.PHONE) as ui:
-        await ui.press("x", "3", "3")
-        assert ui.status() == "Cell 3 (top-right) is taken by X."
+        await ui.press(top_left)
+        assert ui.status() == f"Cell {top_left} (top-left) is taken by X."
 
 
 async def test_the_command_palette_switches_the_layout(start: Start) -> None:

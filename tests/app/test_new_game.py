@@ -20,14 +20,14 @@ async def test_names_typed_and_enter_start_the_match_from_the_keyboard(start: St
     async with start() as ui:
         assert isinstance(ui.app.screen, NewGameScreen)
         assert ui.app.game_screen is None
-        await ui.press(*"Ann", "tab", *"Ben", "enter")
+        await ui.press(*"Al", "tab", *"Bo", "enter")
         await ui.pilot.pause()
 
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert ui.top_text("#question") == "Ann, choose your mark"
-        assert [player.name for player in ui.match.players] == ["Ann", "Ben"]
+        assert ui.top_text("#question") == "Al, choose your mark"
+        assert [player.name for player in ui.match.players] == ["Al", "Bo"]
         assert not any(player.is_computer for player in ui.match.players)
-        assert ui.card(1).startswith("Ben |")
+        assert ui.card(1).startswith("Bo |")
 
 
 async def test_empty_names_become_the_defaults(start: Start) -> None:
