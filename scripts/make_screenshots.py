@@ -1,6 +1,6 @@
 """Write an SVG screenshot of each main screen to screenshots/ (headless, reproducible).
 
-    uv run python scripts/make_screenshots.py
+uv run python scripts/make_screenshots.py
 """
 
 from __future__ import annotations
