@@ -86,7 +86,7 @@ async def test_next_match_is_refused_while_a_game_is_in_progress(start: Start) -
         assert ui.match.chooser == 0 and ui.cell(4).mark is Mark.X
 
 
-@pytest.mark.parametrize("key", ["5", "f1"])
+@pytest.mark.parametrize("key", ["5", "u"])
 async def test_a_key_for_the_board_while_the_modal_is_open_changes_nothing_and_says_why(
     start: Start, key: str
 ) -> None:
@@ -162,6 +162,16 @@ async def assert_help_is_open(ui: Driver) -> None:
     help_text = ui.app.screen.query_one(Markdown)
     assert help_text.is_on_screen
     assert "Escape" in help_text.source
+
+
+async def test_help_opens_over_the_mark_modal_and_returns_to_it(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("f1")
+        await assert_help_is_open(ui)
+        await ui.press("escape")
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        await ui.press("x")
+        assert ui.match.marks == (Mark.X, Mark.O)
 
 
 @pytest.mark.parametrize("key", ["question_mark", "f1"])

@@ -19,6 +19,7 @@ __all__ = ["MarkChoiceScreen"]
 
 _ANSWERING_KEYS: Final = frozenset(
     {"x", "o", "q", "X", "O", "Q", "tab", "shift+tab", "enter", "space", "left", "right"}
+    | {"question_mark", "f1", "ctrl+q", "ctrl+p"}
 )
 """Keys this dialog uses itself; any other key earns a reminder."""
 
@@ -30,6 +31,7 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
         Binding("x", "choose('X')", "Take X"),
         Binding("o", "choose('O')", "Take O"),
         Binding("q", "quit_game", "Quit"),
+        Binding("question_mark,f1", "app.help", "Help", key_display="?"),
         Binding("left", "app.focus_previous", show=False),
         Binding("right", "app.focus_next", show=False),
     ]
