@@ -209,6 +209,11 @@ def read_json_file(
     has a newer version, or it is damaged and could not be moved aside.
     `what` begins the warnings ("The statistics file").
     """
+    if path.exists() and not path.is_file():
+        raise LeaveAlone(
+            f"{what} {path} is not a regular file (a folder?), "
+            "so it is left as it is and nothing will be saved to it."
+        )
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

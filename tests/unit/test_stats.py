@@ -442,3 +442,17 @@ def test_stats_does_not_import_textual() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_a_folder_where_the_file_should_be_is_never_moved_or_written(tmp_path: Path) -> None:
+    path = tmp_path / "stats.json"
+    path.mkdir()
+    store = StatsStore(path)
+
+    warnings = store.load().warnings
+
+    assert len(warnings) == 1 and "not a regular file" in warnings[0]
+    assert store.record("Ada", "Bob", "Ada") == []
+    assert path.is_dir()
+    assert not [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
+    assert store.stats["Ada"].wins == 1
