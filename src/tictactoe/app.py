@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import signal
+import sys
 from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import ClassVar
 from weakref import WeakKeyDictionary
 
+from platformdirs import user_log_path
+from rich.console import Console
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -24,7 +30,13 @@ from tictactoe.settings import SettingsStore
 from tictactoe.stats import StatsStore, default_stats_path, stats_name
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
-__all__ = ["TicTacToeApp"]
+__all__ = ["CRASH_LOG", "TicTacToeApp"]
+
+CRASH_LOG = user_log_path("tictactoe") / "crash.log"
+"""Where the details of an unexpected error go, instead of onto the player's screen."""
+
+_SIGNALS = (("SIGTERM", 128 + 15), ("SIGINT", 128 + 2), ("SIGHUP", 128 + 1))
+"""Signals that end the game cleanly, and the exit status each leaves (128 + number)."""
 
 
 class TicTacToeApp(App[Match | None]):
@@ -63,6 +75,8 @@ class TicTacToeApp(App[Match | None]):
         self._focus_before_resize: WeakKeyDictionary[Screen[object], Widget] = WeakKeyDictionary()
 
     def on_mount(self) -> None:
+        if not self.is_headless:
+            self._catch_signals()
         warnings = self.settings.load() + self.stats.load().warnings
         theme = self.settings.settings.theme
         if theme in self.available_themes:
@@ -112,6 +126,41 @@ class TicTacToeApp(App[Match | None]):
             remembered.focus()
         else:
             screen.focus_next()
+
+    def _catch_signals(self) -> None:
+        """End cleanly on SIGTERM, SIGINT and SIGHUP: terminal restored, score printed."""
+        loop = asyncio.get_running_loop()
+        for name, status in _SIGNALS:
+            number = getattr(signal, name, None)
+            if number is not None:
+                with suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.add_signal_handler(number, self._stop, status)
+
+    def _stop(self, status: int) -> None:
+        game = self.game_screen
+        self.exit(game.match if game else None, return_code=status)
+
+    def _print_error_renderables(self) -> None:
+        """An unexpected error: the details go to a log file, a plain sentence to the terminal.
+
+        (Textual would print a traceback here; a player should never see one.)
+        """
+        if not self._exit_renderables:
+            return
+        try:
+            CRASH_LOG.parent.mkdir(parents=True, exist_ok=True)
+            with CRASH_LOG.open("a", encoding="utf-8") as log:
+                console = Console(file=log, width=100, color_system=None, force_terminal=False)
+                for renderable in self._exit_renderables:
+                    console.print(renderable)
+            where = f"The details are in {CRASH_LOG}."
+        except OSError:
+            where = "The details could not be written down."
+        self._exit_renderables.clear()
+        print(
+            "tictactoe stopped after an unexpected error; finished games are saved. " + where,
+            file=sys.stderr,
+        )
 
     @property
     def game_screen(self) -> GameScreen | None:
