@@ -1,0 +1,179 @@
+"""The remembered preferences (theme, digit layout): SettingsStore and Settings on their own."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import tictactoe.settings
+from tictactoe.keys import KeyLayout
+from tictactoe.settings import SETTINGS_VERSION, Settings, SettingsStore
+
+
+def write(path: Path, data: object) -> None:
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def files_in(directory: Path) -> list[str]:
+    return sorted(path.name for path in directory.iterdir())
+
+
+def test_settings_round_trip_through_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    store = SettingsStore(path)
+    assert store.load() == []
+    assert store.settings == Settings()
+    assert not path.exists()  # reading a missing file creates nothing
+
+    assert store.update(theme="textual-light") == []
+    assert store.update(keys=KeyLayout.PHONE) == []
+    assert store.settings == Settings(theme="textual-light", keys=KeyLayout.PHONE)
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "version": SETTINGS_VERSION,
+        "theme": "textual-light",
+        "keys": "phone",
+    }
+
+    again = SettingsStore(path)
+    assert again.load() == []
+    assert again.settings == Settings(theme="textual-light", keys=KeyLayout.PHONE)
+    assert files_in(tmp_path) == ["settings.json"]  # no temporary files left behind
+
+
+def test_settings_to_json_and_back() -> None:
+    for settings in (
+        Settings(),
+        Settings(theme="nord"),
+        Settings(keys=KeyLayout.NUMPAD),
+        Settings(theme="gruvbox", keys=KeyLayout.PHONE),
+    ):
+        assert Settings.from_json(settings.to_json()) == settings
+
+
+def test_an_update_keeps_what_it_does_not_mention_and_skips_no_change(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    store = SettingsStore(path)
+    store.update(theme="nord", keys=KeyLayout.PHONE)
+    store.update(keys=KeyLayout.NUMPAD)
+    assert store.settings == Settings(theme="nord", keys=KeyLayout.NUMPAD)
+
+    path.unlink()
+    assert store.update(theme="nord") == []
+    assert not path.exists()  # nothing changed, so nothing was written
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        pytest.param("{not json", "not valid JSON", id="not-json"),
+        pytest.param(b"\xff\xfe\x00", "not valid text", id="not-text"),
+        pytest.param('{"version": 1, "theme": 5}', "not in the expected shape", id="bad-theme"),
+        pytest.param(
+            '{"version": 1, "keys": "qwerty"}', "not in the expected shape", id="bad-keys"
+        ),
+        pytest.param('["version", 1]', "not in the expected shape", id="not-an-object"),
+        pytest.param('{"theme": "nord"}', "not in the expected shape", id="no-version"),
+    ],
+)
+def test_a_damaged_file_is_moved_aside_with_a_warning(
+    tmp_path: Path, text: str | bytes, problem: str
+) -> None:
+    path = tmp_path / "settings.json"
+    raw = text if isinstance(text, bytes) else text.encode()
+    path.write_bytes(raw)
+
+    store = SettingsStore(path)
+    warnings = store.load()
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"The settings file {path}")
+    assert problem in warnings[0]
+    assert store.settings == Settings()
+
+    kept = list(tmp_path.glob("settings.json.corrupt-*"))
+    assert len(kept) == 1
+    assert kept[0].name in warnings[0]
+    assert kept[0].read_bytes() == raw
+    assert not path.exists()
+
+    assert store.update(theme="nord") == []  # a fresh file is started
+    assert json.loads(path.read_text(encoding="utf-8"))["theme"] == "nord"
+    assert kept[0].read_bytes() == raw
+
+
+def test_a_newer_file_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    write(path, {"version": SETTINGS_VERSION + 1, "theme": "nord", "colours": "many"})
+    before = path.read_bytes()
+
+    store = SettingsStore(path)
+    warnings = store.load()
+    assert len(warnings) == 1
+    assert "newer version" in warnings[0]
+    assert str(path) in warnings[0]
+
+    assert store.update(theme="textual-light", keys=KeyLayout.PHONE) == []
+    assert store.settings == Settings(theme="textual-light", keys=KeyLayout.PHONE)  # in memory
+    assert path.read_bytes() == before
+    assert files_in(tmp_path) == ["settings.json"]
+
+
+def test_no_path_keeps_settings_in_memory_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = SettingsStore(None)
+    assert store.load() == []
+    assert store.update(theme="textual-light", keys=KeyLayout.PHONE) == []
+    assert store.settings == Settings(theme="textual-light", keys=KeyLayout.PHONE)
+    assert files_in(tmp_path) == []
+
+
+def test_a_failing_write_is_reported_once_and_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[Path] = []
+
+    def refuse(path: Path, data: object) -> None:
+        calls.append(path)
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(tictactoe.settings, "atomic_write_json", refuse)
+    path = tmp_path / "settings.json"
+    store = SettingsStore(path)
+
+    warnings = store.update(theme="textual-light")
+    assert len(warnings) == 1
+    assert str(path) in warnings[0]
+    assert "Permission denied" in warnings[0]
+    assert store.settings.theme == "textual-light"
+
+    assert store.update(keys=KeyLayout.PHONE) == []
+    assert store.update(theme="nord") == []
+    assert store.settings == Settings(theme="nord", keys=KeyLayout.PHONE)
+    assert len(calls) == 1  # it stops trying rather than failing on every change
+
+
+def test_a_failing_rename_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "settings.json"
+    write(path, {"version": 1, "theme": "nord", "keys": None})
+    before = path.read_bytes()
+    store = SettingsStore(path)
+    assert store.load() == []
+
+    def refuse(source: object, target: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    warnings = store.update(keys=KeyLayout.PHONE)
+    monkeypatch.undo()
+
+    assert len(warnings) == 1
+    assert "could not be saved" in warnings[0]
+    assert path.read_bytes() == before  # the old file survives whole
+    assert files_in(tmp_path) == ["settings.json"]
+    assert store.update(theme="gruvbox") == []
