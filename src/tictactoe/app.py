@@ -104,7 +104,7 @@ class TicTacToeApp(App[Match | None]):
 
     def _warn(self, warnings: Iterable[str]) -> None:
         for warning in warnings:
-            self.notify(warning, title="Statistics", severity="warning", timeout=10, markup=False)
+            self.notify(warning, title="Saved data", severity="warning", timeout=10, markup=False)
 
     def _remember_theme(self, _theme: object) -> None:
         self._warn(self.settings.update(theme=self.theme))

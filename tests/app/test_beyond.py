@@ -326,14 +326,6 @@ async def test_the_history_lists_the_moves_live_and_starts_afresh_next_match(
         assert history_on_screen(ui) == ["1. Bob O top-left"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: at the minimum height the move-history panel shows only its first 5 lines; "
-        "later moves are cut off with no scrollbar, and the panel cannot be scrolled at all "
-        "(its virtual size equals its region), so the latest moves are never visible"
-    ),
-)
 async def test_the_latest_move_stays_in_view_on_a_short_terminal(start: Start) -> None:
     async with start(size=(100, 16), **HOT_SEAT) as ui:
         await ui.press("x")

@@ -75,7 +75,9 @@ class Cell(Button):
     def render(self) -> Content:
         if self.mark is None:
             return Content(self.key)
-        return Content(mark_art(self.mark, self.content_size))
+        board = self.parent
+        size = board.art_size if isinstance(board, Board) else self.content_size
+        return Content(mark_art(self.mark, size))
 
 
 class Board(Widget, can_focus=True):
@@ -114,6 +116,20 @@ class Board(Widget, can_focus=True):
     def compose(self) -> ComposeResult:
         for cell in range(9):
             yield Cell(cell)
+
+    @property
+    def art_size(self) -> Size:
+        """The room inside the smallest square, so that every mark is drawn at one size."""
+        squares = list(self.query(Cell))
+        return Size(
+            min(square.content_size.width for square in squares),
+            min(square.content_size.height for square in squares),
+        )
+
+    def on_resize(self) -> None:
+        # Squares whose own size did not change may still need a different drawing.
+        for square in self.query(Cell):
+            self.call_after_refresh(square.refresh)
 
     def cell(self, cell: int) -> Cell:
         """The square widget at index `cell`."""
