@@ -1,0 +1,38 @@
+"""Random input against the real app, checked after every event (the engine is in fuzzing.py).
+
+1,000 events a run by default: 250 in hot seat and 250 against each computer level,
+from a fixed seed so that CI is repeatable. Choose others with the environment:
+
+    TICTACTOE_FUZZ_SEED=7 TICTACTOE_FUZZ_EVENTS=2000 uv run pytest tests/app/test_fuzz.py
+
+(TICTACTOE_FUZZ_EVENTS counts the events of each of the four ways to play.) A failure
+names its seed and input, and the command that replays it. The session summary prints
+how many events ran.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+import pytest
+
+from app.fuzzing import CONFIGS, FuzzFailure, fuzz
+
+SEED: Final = int(os.environ.get("TICTACTOE_FUZZ_SEED", "20261121"))
+EVENTS: Final = int(os.environ.get("TICTACTOE_FUZZ_EVENTS", "250"))
+
+
+@pytest.mark.parametrize("name", list(CONFIGS), ids=lambda name: name.replace(" ", "_"))
+async def test_random_input_never_breaks_the_board_or_the_score(name: str) -> None:
+    try:
+        report = await fuzz(SEED, EVENTS, CONFIGS[name])
+    except FuzzFailure as failure:
+        events = failure.report.events if failure.report else EVENTS
+        pytest.fail(
+            f"{failure}\nreplay: TICTACTOE_FUZZ_SEED={SEED} TICTACTOE_FUZZ_EVENTS={events} "
+            f"uv run pytest tests/app/test_fuzz.py -k {name.replace(' ', '_')}",
+            pytrace=False,
+        )
+    assert report.events == EVENTS
+    assert report.kinds.keys() == {"key", "click", "resize"}
