@@ -29,10 +29,13 @@ async def test_random_input_never_breaks_the_board_or_the_score(name: str) -> No
         report = await fuzz(SEED, EVENTS, CONFIGS[name])
     except FuzzFailure as failure:
         events = failure.report.events if failure.report else EVENTS
-        pytest.fail(
-            f"{failure}\nreplay: TICTACTOE_FUZZ_SEED={SEED} TICTACTOE_FUZZ_EVENTS={events} "
-            f"uv run pytest tests/app/test_fuzz.py -k {name.replace(' ', '_')}",
-            pytrace=False,
+        replay = (
+            f"replay: TICTACTOE_FUZZ_SEED={SEED} TICTACTOE_FUZZ_EVENTS={events} "
+            f"uv run pytest tests/app/test_fuzz.py -k {name.replace(' ', '_')}"
         )
-    assert report.events == EVENTS
-    assert report.kinds.keys() == {"key", "click", "resize"}
+        message = f"{failure}\n{replay}"
+    else:
+        assert report.events == EVENTS
+        assert report.kinds.keys() == {"key", "click", "resize"}
+        return
+    pytest.fail(message, pytrace=False)  # outside the except: no chained traceback
