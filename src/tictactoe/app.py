@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import signal
 import sys
@@ -23,9 +24,6 @@ from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.match import Match
 from tictactoe.screens.game import GameScreen
-from tictactoe.screens.help import HelpScreen
-from tictactoe.screens.new_game import NewGameScreen
-from tictactoe.screens.stats import StatsScreen
 from tictactoe.settings import SettingsStore
 from tictactoe.stats import StatsStore, default_stats_path, stats_name
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
@@ -85,9 +83,15 @@ class TicTacToeApp(App[Match | None]):
         self._warn(warnings)
         match = self.config.initial_match()
         if match is None:
+            from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
+
             self.push_screen(NewGameScreen(self.config.first_move), self._play)
         else:
             self._play(match)
+
+    def on_ready(self) -> None:
+        """What exists by now lives all session: keep the full GC passes off it."""
+        gc.freeze()
 
     def _play(self, match: Match | None) -> None:
         if match is None:
@@ -185,10 +189,14 @@ class TicTacToeApp(App[Match | None]):
         self.exit(game.match if game else None)
 
     def action_help(self) -> None:
+        from tictactoe.screens.help import HelpScreen  # Markdown: ~90-110 ms of imports
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_show_stats(self) -> None:
+        from tictactoe.screens.stats import StatsScreen  # DataTable: ~17-19 ms of imports
+
         if isinstance(self.screen, StatsScreen):
             return
         path: Path | None = self.stats.path

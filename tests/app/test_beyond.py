@@ -213,6 +213,7 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
         assert ui.game.scoreboard.query_one("#player-1").has_class("-to-move")
         assert history_on_screen(ui) == ["No moves yet"]
 
+        await ui.pilot.pause(0.3)  # so the cancelled reply and the new one fall apart in time
         replayed = time.monotonic()
         await play(ui, 0)
         assert status(ui) == "Computer is thinking…"

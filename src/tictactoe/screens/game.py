@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
@@ -79,11 +79,11 @@ class GameScreen(Screen[None]):
             super().__init__()
             self.match = match
 
-    match: reactive[Match] = reactive(Match.new, always_update=True, init=False)
+    match: var[Match] = var(Match.new, always_update=True, init=False)
     """The match in progress: the single source of truth for everything on screen."""
-    key_layout: reactive[KeyLayout] = reactive(KeyLayout.NUMPAD, init=False)
+    key_layout: var[KeyLayout] = var(KeyLayout.NUMPAD, init=False)
     """Which digit takes which cell."""
-    notice: reactive[str] = reactive("", init=False)
+    notice: var[str] = var("", init=False)
     """A short message about the last input (a refusal, the computer's choice)."""
 
     def __init__(
@@ -127,7 +127,7 @@ class GameScreen(Screen[None]):
         self.board.key_layout = self.key_layout
         self.watch_match(self.match, self.match)
         self.board.focus()
-        self.call_after_refresh(self._start_game)
+        self._start_game()
 
     # State flows down.
 
@@ -156,6 +156,7 @@ class GameScreen(Screen[None]):
 
     def on_board_cell_chosen(self, event: Board.CellChosen) -> None:
         match, cell = self.match, event.cell
+        self.board.cursor = cell  # here, so that the cursor and the move share one frame
         if match.phase is Phase.OVER:
             self.notice = "This match is over: press n or Enter for the next one."
         elif match.computer_to_move:

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.widget import Widget
 from textual.widgets import Button
 
@@ -68,9 +68,7 @@ class Cell(Button):
         return f"cell-{cell}"
 
     def watch_mark(self, mark: Mark | None) -> None:
-        self.set_class(mark is None, "-empty")
-        self.set_class(mark is Mark.X, "-x")
-        self.set_class(mark is Mark.O, "-o")
+        self.update_classes({"-empty": mark is None, "-x": mark is Mark.X, "-o": mark is Mark.O})
 
     def render(self) -> Content:
         if self.mark is None:
@@ -96,13 +94,13 @@ class Board(Widget, can_focus=True):
         *(Binding(str(digit), f"choose_key('{digit}')", show=False) for digit in range(1, 10)),
     ]
 
-    game: reactive[GameState | None] = reactive(None)
+    game: var[GameState | None] = var(None)
     """The position on show; None before the marks are chosen."""
-    cursor: reactive[int] = reactive(4)
+    cursor: var[int] = var(4)
     """The cell under the keyboard cursor."""
-    key_layout: reactive[KeyLayout] = reactive(KeyLayout.NUMPAD)
+    key_layout: var[KeyLayout] = var(KeyLayout.NUMPAD)
     """Which digit takes which cell."""
-    hints: reactive[tuple[int, ...]] = reactive(())
+    hints: var[tuple[int, ...]] = var(())
     """Cells to mark as the best moves."""
 
     class CellChosen(Message):
@@ -186,12 +184,10 @@ class Board(Widget, can_focus=True):
         self.post_message(self.CellChosen(self.cursor))
 
     def action_choose_key(self, key: str) -> None:
-        cell = self.key_layout.cell_for(key)
-        self.cursor = cell
-        self.post_message(self.CellChosen(cell))
+        # The screen moves the cursor when it handles the choice: one frame, not two.
+        self.post_message(self.CellChosen(self.key_layout.cell_for(key)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         assert isinstance(event.button, Cell)
-        self.cursor = event.button.cell
         self.post_message(self.CellChosen(event.button.cell))

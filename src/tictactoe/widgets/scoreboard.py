@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.widgets import Label, Static
 
 from tictactoe.match import Match
@@ -28,15 +28,13 @@ class PlayerCard(Vertical):
         player = match.players[index]
         to_move = match.to_move == index
         winner = match.winner == index
-        self.set_class(to_move, "-to-move")
-        self.set_class(winner, "-winner")
+        self.update_classes({"-to-move": to_move, "-winner": winner})
         marker = "▶ " if to_move else "★ " if winner else "  "
         self.query_one(".name", Label).update(Content(marker + player.name))
         mark = match.marks[index] if match.marks else None
         mark_label = self.query_one(".mark", Label)
         mark_label.update(Content(f" {mark or '·'} "))
-        mark_label.set_class(mark == "X", "-x")
-        mark_label.set_class(mark == "O", "-o")
+        mark_label.update_classes({"-x": mark == "X", "-o": mark == "O"})
         wins = match.wins[index]
         self.query_one(".wins", Label).update(Content(f" {wins} win{'' if wins == 1 else 's'}"))
         self.query_one(".level", Label).update(
@@ -47,7 +45,7 @@ class PlayerCard(Vertical):
 class Scoreboard(Vertical):
     """Renders a `Match`; it never changes one."""
 
-    match: reactive[Match | None] = reactive(None, always_update=True)
+    match: var[Match | None] = var(None, always_update=True)
     """The match on show."""
 
     def compose(self) -> ComposeResult:
