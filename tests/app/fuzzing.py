@@ -441,18 +441,16 @@ class _Run:
 
     async def step(self, app: TicTacToeApp, pilot: PilotT) -> None:
         rng = self.rng
+        width, height = app.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        resize_chance = RESIZE_CHANCE_WHEN_SMALL if small else RESIZE_CHANCE
         if isinstance(app.screen, CommandPalette):
             # Only ever closed again: one of its commands writes screenshot files.
             self.note("key", "escape (closing the command palette)")
             await _press(app, pilot, "escape")
             if isinstance(app.screen, CommandPalette):
                 raise self.fail("escape did not close the command palette")
-            return
-        width, height = app.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        resize_chance = RESIZE_CHANCE_WHEN_SMALL if small else RESIZE_CHANCE
-        roll = rng.random()
-        if roll < resize_chance:
+        elif (roll := rng.random()) < resize_chance:
             size = self.pick_size(small)
             self.note("resize", f"resize {size.width}x{size.height}")
             self.size = (size.width, size.height)

@@ -36,6 +36,7 @@ async def test_random_input_never_breaks_the_board_or_the_score(name: str) -> No
         message = f"{failure}\n{replay}"
     else:
         assert report.events == EVENTS
-        assert report.kinds.keys() == {"key", "click", "resize"}
+        if EVENTS >= 200:  # (fewer may by chance miss a kind)
+            assert report.kinds.keys() == {"key", "click", "resize"}
         return
     pytest.fail(message, pytrace=False)  # outside the except: no chained traceback
