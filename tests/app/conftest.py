@@ -80,7 +80,7 @@ class Driver:
         lines = painted(square).splitlines()[1:-1]
         inside = "".join("".join(line[1:-1] for line in lines).split())
         for mark in Mark:
-            if inside == "".join(mark_art(mark, square.content_size).split()):
+            if inside == "".join(mark_art(mark, self.game.board.art_size).split()):
                 return str(mark)
         return inside
 

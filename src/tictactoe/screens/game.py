@@ -149,7 +149,9 @@ class GameScreen(Screen[None]):
 
     def _show_status(self) -> None:
         status = self.query_one("#status", Static)
-        status.update(Content(self.notice or describe(self.match)))
+        text = Content(self.notice or describe(self.match))
+        if status.content != text:
+            status.update(text, layout=False)  # two lines, always: no new layout needed
         status.set_class(bool(self.notice), "-notice")
 
     # Intent flows up.
