@@ -38,6 +38,14 @@ def painted(widget: Widget) -> str:
     return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
 
 
+def inside(widget: Widget) -> list[str]:
+    """The lines `widget` paints inside its border (padding included)."""
+    lines = painted(widget).splitlines()
+    if widget.styles.border_top[0] not in ("", "none", "hidden"):
+        lines = [line[1:-1] for line in lines[1:-1]]
+    return lines
+
+
 class Driver:
     """A running app, its pilot, and what the player can see."""
 
@@ -98,11 +106,12 @@ class Driver:
         return painted(self.game.query_one("#status")).strip()
 
     def card(self, player: int) -> str:
-        """A player's scoreboard card (name, mark, wins), as painted."""
+        """A player's scoreboard card as painted: "▶ name | mark | N wins | · level"."""
         card = self.game.scoreboard.query_one(f"#player-{player + 1}")
-        return " | ".join(
-            painted(label).strip() for label in card.query(".name, .mark, .wins, .level")
-        )
+        name, detail = (line.strip() for line in inside(card)[:2])
+        mark, _, rest = detail.partition(" ")
+        wins, _, level = rest.strip().partition(" · ")
+        return " | ".join((name, mark, wins, f"· {level}" if level else ""))
 
     def tally(self) -> str:
         return " ".join(painted(self.game.scoreboard.query_one("#tally")).split())

@@ -39,7 +39,7 @@ from textual.message_pump import MessagePump
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
 from app.conftest import painted
 from tictactoe.ai import Level
@@ -591,20 +591,15 @@ class _Run:
     def check_sidebar(self, game: GameScreen, match: Match) -> None:
         scoreboard = game.scoreboard
         for index, player in enumerate(match.players):
-            card = scoreboard.query_one(f"#player-{index + 1}")
+            card = scoreboard.query_one(f"#player-{index + 1}", Static)
             marker = "▶ " if match.to_move == index else "★ " if match.winner == index else "  "
             mark = match.marks[index] if match.marks else "·"
             wins = match.wins[index]
+            level = f" · {player.level}" if player.level else ""
             expected = (
-                marker + player.name,
-                f" {mark} ",
-                f" {wins} win{'' if wins == 1 else 's'}",
-                f" · {player.level}" if player.level else "",
+                f"{marker}{player.name}\n {mark}  {wins} win{'' if wins == 1 else 's'}{level}"
             )
-            shown = tuple(
-                _text(card.query_one(f".{part}", Label))
-                for part in ("name", "mark", "wins", "level")
-            )
+            shown = _text(card)
             if shown != expected:
                 raise self.fail(f"player {index + 1}'s card shows {shown}, not {expected}")
         tally = _text(scoreboard.query_one("#tally", Static))

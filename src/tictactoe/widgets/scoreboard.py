@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import var
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
 from tictactoe.match import Match
 
 __all__ = ["PlayerCard", "Scoreboard"]
 
 
-class PlayerCard(Vertical):
-    """One player's name, mark and wins; highlighted while it is their turn."""
+class PlayerCard(Static):
+    """One player's name, mark and wins; highlighted while it is their turn.
 
-    def compose(self) -> ComposeResult:
-        yield Label(classes="name", markup=False)
-        with Horizontal(classes="detail"):
-            yield Label(classes="mark")
-            yield Label(classes="wins")
-            yield Label(classes="level")
+    A single widget drawing two styled lines: restyling it on every turn is cheap.
+    """
 
     def show(self, match: Match, index: int) -> None:
         """Show player `index` of `match`."""
@@ -30,16 +28,27 @@ class PlayerCard(Vertical):
         winner = match.winner == index
         self.update_classes({"-to-move": to_move, "-winner": winner})
         marker = "▶ " if to_move else "★ " if winner else "  "
-        self.query_one(".name", Label).update(Content(marker + player.name))
         mark = match.marks[index] if match.marks else None
-        mark_label = self.query_one(".mark", Label)
-        mark_label.update(Content(f" {mark or '·'} "))
-        mark_label.update_classes({"-x": mark == "X", "-o": mark == "O"})
         wins = match.wins[index]
-        self.query_one(".wins", Label).update(Content(f" {wins} win{'' if wins == 1 else 's'}"))
-        self.query_one(".level", Label).update(
-            Content(f" · {player.level}" if player.level else "")
+        content = Content.assemble(
+            (marker + player.name, "bold"),
+            "\n",
+            (f" {mark or '·'} ", f"bold {_MARK_STYLE.get(mark, '')} on $boost"),
+            f" {wins} win{'' if wins == 1 else 's'}",
+            (f" · {player.level}" if player.level else "", "$text-muted"),
         )
+        if self.content != content:
+            self.update(content, layout=False)  # always two lines: no new layout
+
+
+_MARK_STYLE: Final[dict[str | None, str]] = {"X": "$text-accent", "O": "$text-primary"}
+
+
+def _show(label: Static, text: str) -> None:
+    """Put `text` (literally) in a label of fixed size, repainting only if it changed."""
+    content = Content(text)
+    if label.content != content:
+        label.update(content, layout=False)
 
 
 class Scoreboard(Vertical):
@@ -59,9 +68,7 @@ class Scoreboard(Vertical):
             return
         self.query_one("#player-1", PlayerCard).show(match, 0)
         self.query_one("#player-2", PlayerCard).show(match, 1)
-        self.query_one("#tally", Static).update(
-            Content(f"Draws    {match.draws}\nPlayed   {match.played}")
-        )
+        _show(self.query_one("#tally", Static), f"Draws    {match.draws}\nPlayed   {match.played}")
 
     def on_mount(self) -> None:
         self.watch_match(self.match)
