@@ -1,0 +1,40 @@
+"""The help screen names every key the game binds."""
+
+from __future__ import annotations
+
+import pytest
+from textual.binding import Binding
+
+from tictactoe.app import TicTacToeApp
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.help import HELP_TEXT
+from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.screens.stats import StatsScreen
+from tictactoe.widgets.board import Board
+
+SPOKEN = {
+    "question_mark": "`?`",
+    "f1": "`F1`",
+    "enter": "`Enter`",
+    "space": "`Space`",
+    "escape": "`Escape`",
+    "up": "arrows",
+    "down": "arrows",
+    "left": "arrows",
+    "right": "arrows",
+}
+
+
+def keys_of(owner: type) -> list[str]:
+    bindings = [b for b in owner.BINDINGS if isinstance(b, Binding)]  # type: ignore[attr-defined]
+    return [key for binding in bindings for key in binding.key.split(",")]
+
+
+@pytest.mark.parametrize(
+    "owner", [TicTacToeApp, GameScreen, Board, MarkChoiceScreen, StatsScreen], ids=str
+)
+def test_the_help_names_every_key(owner: type) -> None:
+    text = HELP_TEXT.read_text(encoding="utf-8")
+    for key in keys_of(owner):
+        spoken = SPOKEN.get(key, "`1`–`9`" if key.isdigit() else f"`{key}`")
+        assert spoken in text, f"{owner.__name__} binds {key}, the help does not say so"
