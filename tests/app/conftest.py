@@ -172,3 +172,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"{failed} failed, seed{'s' if len(seeds) > 1 else ''} "
         f"{', '.join(map(str, seeds))}, {seconds:.1f} s ({events / (seconds or 1):.0f} events/s)"
     )
+
+
+async def wait_for_the_computer(ui: Driver) -> None:
+    """Give a zero-delay reply a few event-loop turns to land."""
+    for _ in range(10):
+        if not ui.match.computer_to_move:
+            return
+        await ui.pilot.pause()
+    raise AssertionError(f"the computer did not move: {ui.match.game}")

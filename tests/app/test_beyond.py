@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
-from app.conftest import HOT_SEAT, Driver, Start, painted
+from app.conftest import HOT_SEAT, Driver, Start, painted, wait_for_the_computer
 from tictactoe.ai import Level, analyse
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
@@ -46,15 +46,6 @@ def moves(ui: Driver) -> tuple[int, ...]:
     game = ui.match.game
     assert game is not None, "no game in progress"
     return game.moves
-
-
-async def wait_for_the_computer(ui: Driver) -> None:
-    """Give a zero-delay reply a few event-loop turns to land."""
-    for _ in range(10):
-        if not ui.match.computer_to_move:
-            return
-        await ui.pilot.pause()
-    raise AssertionError(f"the computer did not move: {ui.match.game}")
 
 
 async def play_to_the_end(ui: Driver, preferences: tuple[int, ...]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.conftest import Driver, Start
+from app.conftest import Driver, Start, wait_for_the_computer
 from tictactoe.ai import CORNERS, Level
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
@@ -13,15 +13,6 @@ from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 
 NUMPAD = KeyLayout.NUMPAD
-
-
-async def wait_for_the_computer(ui: Driver) -> None:
-    """Give the zero-delay reply a few event-loop turns to land."""
-    for _ in range(10):
-        if not ui.match.computer_to_move:
-            return
-        await ui.pilot.pause()
-    raise AssertionError(f"the computer did not move: {ui.match.game}")
 
 
 async def play_script(ui: Driver, preferences: list[int]) -> None:
