@@ -129,6 +129,7 @@ def candidate_moves(state: GameState, level: Level) -> tuple[int, ...]:
     """Every move `level` might choose in `state`; it picks uniformly among them."""
     if state.is_over:
         raise IllegalMove("the game is over")
+    level = Level(level)
     if level is Level.EASY:
         return state.legal_moves()
     if level is Level.MEDIUM:
@@ -138,7 +139,7 @@ def candidate_moves(state: GameState, level: Level) -> tuple[int, ...]:
 
 def choose_move(state: GameState, level: Level, rng: random.Random | None = None) -> int:
     """A legal cell for the side to move, chosen as `level` plays."""
-    return (rng or random.Random()).choice(candidate_moves(state, Level(level)))
+    return (rng or random.Random()).choice(candidate_moves(state, level))
 
 
 def choose_mark(rng: random.Random | None = None) -> Mark:

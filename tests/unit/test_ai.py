@@ -376,3 +376,9 @@ def test_analyse_every_finished_position(finished_states: list[GameState]) -> No
     for state in finished_states:
         analysis = analyse(state)
         assert analysis == Analysis((), state.winner, 0), state
+
+
+def test_a_level_given_by_name_plays_at_that_level() -> None:
+    state = GameState.new().play(0)
+    assert candidate_moves(state, "easy") == state.legal_moves()  # type: ignore[arg-type]
+    assert candidate_moves(state, "hard") == (4,)  # type: ignore[arg-type]
