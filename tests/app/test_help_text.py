@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from textual.binding import Binding
 
+from app.conftest import HOT_SEAT, Start
 from tictactoe.app import TicTacToeApp
+from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HELP_TEXT
 from tictactoe.screens.mark_choice import MarkChoiceScreen
@@ -38,3 +40,16 @@ def test_the_help_names_every_key(owner: type) -> None:
     for key in keys_of(owner):
         spoken = SPOKEN.get(key, "`1`–`9`" if key.isdigit() else f"`{key}`")
         assert spoken in text, f"{owner.__name__} binds {key}, the help does not say so"
+
+
+@pytest.mark.parametrize("opener", ["question_mark", "s"])
+async def test_a_key_for_the_game_while_help_or_stats_is_open_says_why(
+    start: Start, opener: str
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", opener, "5")
+        assert ui.marks() == (None,) * 9
+        messages = [notification.message for notification in ui.app._notifications]
+        assert any("press Escape to close" in message for message in messages)
+        await ui.press("escape", "5")
+        assert ui.cell(4).mark is Mark.X

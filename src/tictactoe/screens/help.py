@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Final
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -12,6 +13,25 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
 from tictactoe.widgets.too_small import TooSmall
+
+_OWN_KEYS: Final = frozenset(
+    {
+        "escape",
+        "q",
+        "question_mark",
+        "f1",
+        "up",
+        "down",
+        "pageup",
+        "pagedown",
+        "home",
+        "end",
+        "tab",
+        "shift+tab",
+    }
+    | {"ctrl+q", "ctrl+p"}
+)
+"""Keys this screen (or the app) answers; any other earns a reminder."""
 
 __all__ = ["HelpScreen"]
 
@@ -32,3 +52,7 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key not in _OWN_KEYS:
+            self.notify("The game waits: press Escape to close the help first.", timeout=3)

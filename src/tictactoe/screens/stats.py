@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -13,6 +14,27 @@ from textual.widgets import DataTable, Static
 
 from tictactoe.stats import Stats
 from tictactoe.widgets.too_small import TooSmall
+
+_OWN_KEYS: Final = frozenset(
+    {
+        "escape",
+        "q",
+        "s",
+        "left",
+        "right",
+        "enter",
+        "up",
+        "down",
+        "pageup",
+        "pagedown",
+        "home",
+        "end",
+        "tab",
+        "shift+tab",
+    }
+    | {"ctrl+q", "ctrl+p"}
+)
+"""Keys this screen (or the app) answers; any other earns a reminder."""
 
 __all__ = ["StatsScreen"]
 
@@ -56,3 +78,7 @@ class StatsScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key not in _OWN_KEYS:
+            self.notify("The game waits: press Escape to close the statistics first.", timeout=3)
