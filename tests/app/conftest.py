@@ -181,3 +181,11 @@ async def wait_for_the_computer(ui: Driver) -> None:
             return
         await ui.pilot.pause()
     raise AssertionError(f"the computer did not move: {ui.match.game}")
+
+
+@pytest.fixture(autouse=True)
+def crash_log_in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that crashes the app writes its crash log under tmp_path, not the user's."""
+    import tictactoe.app
+
+    monkeypatch.setattr(tictactoe.app, "CRASH_LOG", tmp_path / "crash.log")
