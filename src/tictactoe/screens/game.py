@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar, Final
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -33,8 +34,15 @@ NAME_WIDTH: Final = 20
 
 
 def short(name: str) -> str:
-    """`name` cut to fit a sentence of the status line."""
-    return Content(name).truncate(NAME_WIDTH, ellipsis=True).plain
+    """`name` cut to fit a sentence of the status line: a literal prefix and an ellipsis."""
+    if cell_len(name) <= NAME_WIDTH:
+        return name
+    prefix = ""
+    for char in name:
+        if cell_len(prefix + char) > NAME_WIDTH - 1:
+            break
+        prefix += char
+    return prefix + "…"
 
 
 def describe(match: Match) -> str:
