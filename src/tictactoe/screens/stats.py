@@ -2,46 +2,25 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from tictactoe.screens.info import InfoScreen
 from tictactoe.stats import Stats
 from tictactoe.widgets.too_small import TooSmall
-
-_OWN_KEYS: Final = frozenset(
-    {
-        "escape",
-        "q",
-        "s",
-        "left",
-        "right",
-        "enter",
-        "up",
-        "down",
-        "pageup",
-        "pagedown",
-        "home",
-        "end",
-        "tab",
-        "shift+tab",
-    }
-    | {"ctrl+q", "ctrl+p"}
-)
-"""Keys this screen (or the app) answers; any other earns a reminder."""
 
 __all__ = ["StatsScreen"]
 
 
-class StatsScreen(ModalScreen[None]):
+class StatsScreen(InfoScreen):
     """Shows `Stats`; Escape, q or s closes it."""
 
+    WHAT = "the statistics"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,s", "close", "Close"),
     ]
@@ -75,10 +54,3 @@ class StatsScreen(ModalScreen[None]):
             )
         if not self.stats:
             table.add_row(Text("No matches recorded yet", style="dim"), "", "", "", "")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-    def on_key(self, event: events.Key) -> None:
-        if event.key not in _OWN_KEYS:
-            self.notify("The game waits: press Escape to close the statistics first.", timeout=3)
