@@ -315,7 +315,7 @@ BARE_IMPORTS = "import bare_app"
 _OWN_MODULES = [
     "tictactoe.engine",
     "tictactoe.ai",
-    "tictactoe.match",
+    "tictactoe.series",
     "tictactoe.keys",
     "tictactoe.config",
     "tictactoe.cli",

@@ -14,7 +14,7 @@ from typing import ClassVar
 from weakref import WeakKeyDictionary
 
 from platformdirs import user_log_path
-from rich.console import Console
+from rich.console import Console, RenderableType
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -22,8 +22,8 @@ from textual.widget import Widget
 
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.match import Match
 from tictactoe.screens.game import GameScreen
+from tictactoe.series import Series
 from tictactoe.settings import SettingsStore
 from tictactoe.stats import StatsStore, default_stats_path, stats_name
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
@@ -37,8 +37,8 @@ _SIGNALS = (("SIGTERM", 128 + 15), ("SIGINT", 128 + 2), ("SIGHUP", 128 + 1))
 """Signals that end the game cleanly, and the exit status each leaves (128 + number)."""
 
 
-class TicTacToeApp(App[Match | None]):
-    """Tic-tac-toe in the terminal. `run()` returns the final match, for the score."""
+class TicTacToeApp(App[Series | None]):
+    """Tic-tac-toe in the terminal. `run()` returns the final series, for the score."""
 
     CSS_PATH = "app.tcss"
     TITLE = "Tic-tac-toe"
@@ -70,6 +70,8 @@ class TicTacToeApp(App[Match | None]):
             stats_path.with_name("settings.json") if self.config.save else None
         )
         """Theme and digit layout, remembered across runs."""
+        self._recorded = 0
+        """How many matches of the series are in the statistics already."""
         self._focus_before_resize: WeakKeyDictionary[Screen[object], Widget] = WeakKeyDictionary()
 
     def on_mount(self) -> None:
@@ -81,25 +83,25 @@ class TicTacToeApp(App[Match | None]):
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._warn(warnings)
-        match = self.config.initial_match()
-        if match is None:
+        series = self.config.initial_series()
+        if series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
 
             self.push_screen(NewGameScreen(self.config.first_move), self._play)
         else:
-            self._play(match)
+            self._play(series)
 
     def on_ready(self) -> None:
         """What exists by now lives all session: keep the full GC passes off it."""
         gc.freeze()
 
-    def _play(self, match: Match | None) -> None:
-        if match is None:
+    def _play(self, series: Series | None) -> None:
+        if series is None:
             self.exit(None)
             return
         self.push_screen(
             GameScreen(
-                match,
+                series,
                 layout=self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD,
                 computer_delay=self.config.computer_delay,
                 rng=self.rng,
@@ -142,7 +144,18 @@ class TicTacToeApp(App[Match | None]):
 
     def _stop(self, status: int) -> None:
         game = self.game_screen
-        self.exit(game.match if game else None, return_code=status)
+        self.exit(game.series if game else None, return_code=status)
+
+    def exit(
+        self,
+        result: Series | None = None,
+        return_code: int = 0,
+        message: RenderableType | None = None,
+    ) -> None:
+        """End the session; every finished match of `result` is recorded first."""
+        if result is not None:
+            self._record(result)
+        super().exit(result, return_code, message)
 
     def _print_error_renderables(self) -> None:
         """An unexpected error: the details go to a log file, a plain sentence to the terminal.
@@ -168,25 +181,39 @@ class TicTacToeApp(App[Match | None]):
 
     @property
     def game_screen(self) -> GameScreen | None:
-        """The game's screen, once a match has begun."""
+        """The game's screen, once a series has begun."""
         for screen in self.screen_stack:
             if isinstance(screen, GameScreen):
                 return screen
         return None
 
-    def on_game_screen_game_finished(self, event: GameScreen.GameFinished) -> None:
-        """Count the finished game in the lifetime statistics."""
-        match = event.match
-        winner = match.winner
-        first, second = (stats_name(player) for player in match.players)
-        self._warn(
-            self.stats.record(first, second, None if winner is None else (first, second)[winner])
-        )
+    def on_game_screen_match_finished(self, event: GameScreen.MatchFinished) -> None:
+        """Count the finished match in the lifetime statistics."""
+        self._record(event.series)
+
+    def _record(self, series: Series) -> None:
+        """Record each finished match of `series` not recorded yet (in order, once each).
+
+        Called when a match ends and again on the way out, so a match that ended just
+        before a quit (both typed in one burst) is never lost.
+        """
+        for finished in series.finished[self._recorded :]:
+            winner = finished.winner
+            first, second = (stats_name(player) for player in series.players)
+            self._warn(
+                self.stats.record(
+                    first, second, None if winner is None else (first, second)[winner]
+                )
+            )
+            self._recorded += 1
 
     async def action_quit(self) -> None:
-        """Leave, handing back the match so the final score can be printed."""
+        """Leave once every input typed before this has had its turn; the score is printed."""
         game = self.game_screen
-        self.exit(game.match if game else None)
+        if game is None:
+            self.exit(None)
+        else:
+            game.action_quit()
 
     def action_help(self) -> None:
         from tictactoe.screens.help import HelpScreen  # Markdown: ~90-110 ms of imports

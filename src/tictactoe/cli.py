@@ -12,7 +12,7 @@ from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.match import FirstMove, Match, NameClash
+from tictactoe.series import FirstMove, NameClash, Series
 
 __all__ = ["build_parser", "final_score", "main", "parse_config"]
 
@@ -95,22 +95,22 @@ def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
         stats_file=args.stats_file,
     )
     try:
-        config.initial_match()
+        config.initial_series()
     except NameClash as clash:
-        parser.exit(2, f"{parser.prog}: error: {clash}: the names must differ\n")
+        parser.exit(2, f"{parser.prog}: error: {clash}\n")
     return config
 
 
-def final_score(match: Match) -> str:
+def final_score(series: Series) -> str:
     """The scoreboard as plain text, printed after the screen is restored."""
-    (first, second), (wins1, wins2) = match.players, match.wins
+    (first, second), (wins1, wins2) = series.players, series.wins
     width = max(len(first.name), len(second.name), len("Draws"))
     lines = [
         "Final score",
         f"  {first.name:<{width}}  {wins1}",
         f"  {second.name:<{width}}  {wins2}",
-        f"  {'Draws':<{width}}  {match.draws}",
-        f"  ({match.played} match{'' if match.played == 1 else 'es'} played)",
+        f"  {'Draws':<{width}}  {series.draws}",
+        f"  ({series.played} match{'' if series.played == 1 else 'es'} played)",
     ]
     return "\n".join(lines)
 
@@ -122,9 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.freeze()  # the modules just imported live as long as the process: no GC pass needs them
 
     app = TicTacToeApp(config)
-    match = app.run()
-    if match is not None:
-        print(final_score(match))
+    series = app.run()
+    if series is not None:
+        print(final_score(series))
     return app.return_code or 0
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tictactoe.ai import Level
 from tictactoe.keys import KeyLayout
-from tictactoe.match import COMPUTER_NAME, FirstMove, Match, Player
+from tictactoe.series import FirstMove, Player, Series
 
 __all__ = ["GameConfig"]
 
@@ -30,13 +30,13 @@ class GameConfig:
     save: bool = True
     stats_file: Path | None = None
 
-    def initial_match(self) -> Match | None:
-        """The match to start with, when the command line said enough to skip the new-game screen.
+    def initial_series(self) -> Series | None:
+        """The series to start with, when the command line said enough to skip the new-game screen.
 
         Raises NameClash when the two names are the same.
         """
         if self.level is not None and self.player1 is not None:
-            return Match.new(self.player1, Player(COMPUTER_NAME, self.level), self.first_move)
+            return Series.new(self.player1, Player.computer(self.level), self.first_move)
         if self.level is None and self.player1 is not None and self.player2 is not None:
-            return Match.new(self.player1, self.player2, self.first_move)
+            return Series.new(self.player1, self.player2, self.first_move)
         return None

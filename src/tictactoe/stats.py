@@ -25,7 +25,7 @@ from typing import Final, TypeVar
 
 import platformdirs
 
-from tictactoe.match import COMPUTER_NAME, Player
+from tictactoe.series import COMPUTER_NAME, Player
 
 __all__ = [
     "STATS_VERSION",

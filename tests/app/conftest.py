@@ -2,7 +2,7 @@
 
 Every test starts the app with `start(...)` and gets a `Driver`: the app, its
 pilot, and readers for what is painted (cell marks, the status line, the
-scoreboard) next to the `Match` that the game screen holds. Tests compare the
+scoreboard) next to the `Series` that the game screen holds. Tests compare the
 two, so a widget that stops rendering the state fails as surely as a broken rule.
 """
 
@@ -21,7 +21,7 @@ from textual.widget import Widget
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.match import Match
+from tictactoe.series import Series
 from tictactoe.screens.game import GameScreen
 from tictactoe.widgets.board import Cell, mark_art
 
@@ -49,7 +49,7 @@ def inside(widget: Widget) -> list[str]:
 class Driver:
     """A running app, its pilot, and what the player can see."""
 
-    def __init__(self, app: TicTacToeApp, pilot: Pilot[Match | None]) -> None:
+    def __init__(self, app: TicTacToeApp, pilot: Pilot[Series | None]) -> None:
         self.app = app
         self.pilot = pilot
 
@@ -60,8 +60,8 @@ class Driver:
         return screen
 
     @property
-    def match(self) -> Match:
-        return self.game.match
+    def series(self) -> Series:
+        return self.game.series
 
     async def press(self, *keys: str) -> None:
         """Press keys one by one; Pilot waits for each to be handled and any screen switch."""
@@ -122,7 +122,7 @@ class Driver:
 
     def assert_board_matches_match(self) -> None:
         """The cell widgets hold and paint exactly the core's board, and the win line is lit."""
-        game = self.match.game
+        game = self.series.match
         expected = game.board if game else (None,) * 9
         assert self.marks() == expected
         if self.game.board.is_on_screen:
@@ -177,10 +177,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 async def wait_for_the_computer(ui: Driver) -> None:
     """Give a zero-delay reply a few event-loop turns to land."""
     for _ in range(10):
-        if not ui.match.computer_to_move:
+        if not ui.series.awaits_computer:
             return
         await ui.pilot.pause()
-    raise AssertionError(f"the computer did not move: {ui.match.game}")
+    raise AssertionError(f"the computer did not move: {ui.series.match}")
 
 
 @pytest.fixture(autouse=True)

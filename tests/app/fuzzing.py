@@ -6,7 +6,7 @@ resizes from 10x5 to 200x60. After each one it waits until the app has handled i
 the computer has replied), then `_Run.check` verifies: no exception; every cell holds
 the core's mark and paints that mark's drawing (or its digit when empty); the cursor,
 the winning line and the hints sit on sensible cells; the scoreboard, the status line,
-the move history and the lifetime statistics say what the `Match` says; wins + draws =
+the move history and the lifetime statistics say what the `Series` says; wins + draws =
 games played = games finished. When the app quits (q, ctrl+q, the modal's Quit) its
 return value is checked too and a fresh app takes over, so the count goes on.
 
@@ -46,8 +46,9 @@ from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.match import Match, Phase
-from tictactoe.screens.game import GameScreen, describe
+from tictactoe.series import Series, Phase
+from tictactoe.screens.game import GameScreen
+from tictactoe.widgets.status import describe
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.stats import StatsScreen
@@ -197,7 +198,7 @@ REPORTS: list[FuzzReport] = []
 
 # Input without Pilot's idle sleeps.
 
-PilotT = Pilot[Match | None]
+PilotT = Pilot[Series | None]
 
 
 def _pumps(app: TicTacToeApp) -> Iterator[MessagePump]:
@@ -306,7 +307,7 @@ async def _let_computer_move(app: TicTacToeApp, pilot: PilotT) -> None:
     deadline = time.monotonic() + COMPUTER_PATIENCE
     while not _over(app):
         game = app.game_screen
-        if game is None or not game.match.computer_to_move:
+        if game is None or not game.match.awaits_computer:
             return
         if time.monotonic() > deadline:
             raise FuzzFailure(f"the computer has not moved in {COMPUTER_PATIENCE:g} s")
@@ -338,12 +339,12 @@ class _Run:
         self.recent: deque[str] = deque(maxlen=RECENT)
         self.size = START_SIZE
         # Per app:
-        self.finished_messages: list[GameScreen.GameFinished] = []
-        """GameFinished messages the app handled (it records statistics on each)."""
+        self.finished_messages: list[GameScreen.MatchFinished] = []
+        """MatchFinished messages the app handled (it records statistics on each)."""
         self.finished_seen = 0
         """Games seen going from in progress to over, input by input."""
         self.was_over = False
-        self.last_match: Match | None = None
+        self.last_match: Series | None = None
 
     # Failures.
 
@@ -389,7 +390,7 @@ class _Run:
 
         def count_finished(message: object) -> None:
             # The hook hears a message at every pump it bubbles through: count it once.
-            if isinstance(message, GameScreen.GameFinished) and not any(
+            if isinstance(message, GameScreen.MatchFinished) and not any(
                 message is seen for seen in self.finished_messages
             ):
                 self.finished_messages.append(message)
@@ -425,7 +426,7 @@ class _Run:
             if result is not None:
                 raise self.fail(f"no match was played, yet the app returned {result!r}")
             return
-        if not isinstance(result, Match):
+        if not isinstance(result, Series):
             raise self.fail(f"the app returned {result!r} instead of the match")
         if result != self.last_match:
             raise self.fail(f"the app returned {result!r}, not the match on screen")
@@ -519,7 +520,7 @@ class _Run:
     def free_cells(app: TicTacToeApp) -> tuple[int, ...]:
         """The cells a move could take now (none outside play)."""
         game = app.game_screen
-        state = game.match.game if game else None
+        state = game.series.match if game else None
         return state.legal_moves() if state else ()
 
     # The invariants.
@@ -540,7 +541,7 @@ class _Run:
         self.check_sidebar(game, match)
         self.check_flow(app, game, match)
 
-    def check_board(self, app: TicTacToeApp, game: GameScreen, match: Match) -> None:
+    def check_board(self, app: TicTacToeApp, game: GameScreen, match: Series) -> None:
         board = game.board
         state = match.game
         expected: tuple[Mark | None, ...] = state.board if state else (None,) * 9
@@ -588,7 +589,7 @@ class _Run:
         ):
             raise self.fail(f"the board lost the keyboard focus to {app.focused!r}")
 
-    def check_sidebar(self, game: GameScreen, match: Match) -> None:
+    def check_sidebar(self, game: GameScreen, match: Series) -> None:
         scoreboard = game.scoreboard
         for index, player in enumerate(match.players):
             card = scoreboard.query_one(f"#player-{index + 1}", Static)
@@ -624,7 +625,7 @@ class _Run:
         if history.match != match or shown != expected:
             raise self.fail(f"the move history shows {shown}, the moves are {lines}")
 
-    def check_flow(self, app: TicTacToeApp, game: GameScreen, match: Match) -> None:
+    def check_flow(self, app: TicTacToeApp, game: GameScreen, match: Series) -> None:
         over = match.phase is Phase.OVER
         if over and not self.was_over:
             self.finished_seen += 1
@@ -635,7 +636,7 @@ class _Run:
         if len(set(counts)) != 1 or played != self.finished_seen:
             raise self.fail(
                 f"wins + draws = {played}, played = {match.played}, history holds "
-                f"{len(match.history)}, the app heard {heard} GameFinished, "
+                f"{len(match.history)}, the app heard {heard} MatchFinished, "
                 f"{self.finished_seen} games were seen finishing"
             )
         if over and match.history[-1] != match.game:

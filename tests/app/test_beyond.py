@@ -18,7 +18,7 @@ from app.conftest import HOT_SEAT, Driver, Start, painted, wait_for_the_computer
 from tictactoe.ai import Level, analyse
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.match import FirstMove
+from tictactoe.series import FirstMove
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.stats import StatsScreen
 from tictactoe.widgets.history import MoveHistory
@@ -43,7 +43,7 @@ async def play(ui: Driver, *cells: int) -> None:
 
 def moves(ui: Driver) -> tuple[int, ...]:
     """The cells played so far in the game on show."""
-    game = ui.match.game
+    game = ui.series.match
     assert game is not None, "no game in progress"
     return game.moves
 
@@ -52,7 +52,7 @@ async def play_to_the_end(ui: Driver, preferences: tuple[int, ...]) -> None:
     """Against the computer: take the first free cell of `preferences` until the game ends."""
     while True:
         await wait_for_the_computer(ui)
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None
         if game.is_over:
             return
@@ -89,7 +89,7 @@ async def test_undo_takes_back_the_last_move_in_hot_seat(start: Start, undo: str
         assert len(history_on_screen(ui)) == 3
 
         await ui.press(undo)
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and game.moves == (4, 0)
         assert ui.marks()[8] is None
         ui.assert_board_matches_match()  # cell 8 paints its digit again
@@ -117,11 +117,11 @@ async def test_undo_against_the_computer_takes_back_its_reply_and_your_move(
         await wait_for_the_computer(ui)
         await play(ui, next(cell for cell in (0, 2, 6, 8) if ui.marks()[cell] is None))
         await wait_for_the_computer(ui)
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and len(game.moves) == 4
 
         await ui.press("u")
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and len(game.moves) == 2
         assert game.moves[0] == 4
         ui.assert_board_matches_match()
@@ -142,17 +142,17 @@ async def test_undo_never_takes_back_the_computers_opening_move(start: Start) ->
     async with start(player1="Ada", level=Level.MEDIUM, first_move=FirstMove.X) as ui:
         await ui.press("o")
         await wait_for_the_computer(ui)
-        opening = ui.match.game
+        opening = ui.series.match
         assert opening is not None and len(opening.moves) == 1
         await play(ui, next(cell for cell in range(9) if opening.board[cell] is None))
         await wait_for_the_computer(ui)
 
         await ui.press("u")
-        assert ui.match.game == opening
+        assert ui.series.match == opening
         ui.assert_board_matches_match()
 
         await ui.press("u")
-        assert ui.match.game == opening
+        assert ui.series.match == opening
         assert status(ui) == "There is no move to take back."
         assert ui.game.query_one("#status").has_class("-notice")
 
@@ -167,11 +167,11 @@ async def test_undo_and_hint_are_refused_with_a_message_when_they_cannot_help(
         assert moves(ui) == ()
 
         await play(ui, *ADA_WINS)
-        finished = ui.match
+        finished = ui.series
         assert finished.winner == 0
         await ui.press("ctrl+z")
         assert status(ui) == "The game is over: moves can no longer be taken back."
-        assert ui.match == finished
+        assert ui.series == finished
         ui.assert_board_matches_match()
         assert ui.cells_with("-win") == {0, 1, 2}
         assert len(history_on_screen(ui)) == 5
@@ -181,7 +181,7 @@ async def test_undo_and_hint_are_refused_with_a_message_when_they_cannot_help(
         await ui.press("h")
         assert status(ui) == "A hint needs a match in progress."
         assert ui.cells_with("-hint") == set()
-        assert ui.match == finished
+        assert ui.series == finished
 
 
 async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> None:
@@ -215,7 +215,7 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
         assert status(ui) == "Computer is thinking…"
 
         await ui.pilot.pause(max(0.0, replayed + delay + 0.3 - time.monotonic()))
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and len(game.moves) == 2 and game.moves[0] == 0
         assert status(ui) == "Ada (X) to move"
 
@@ -244,7 +244,7 @@ async def test_a_hint_marks_exactly_the_best_moves_in_hot_seat(
     async with start(**HOT_SEAT) as ui:
         await ui.press("x")
         await play(ui, *moves)
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None
         best = analyse(game).best_moves
         assert 0 < len(best) < len(game.legal_moves())
@@ -252,7 +252,7 @@ async def test_a_hint_marks_exactly_the_best_moves_in_hot_seat(
         await ui.press("h")
         assert ui.cells_with("-hint") == set(best)
         assert status(ui) == f"Hint: {hint_keys(ui, best)}. {summary}."
-        assert ui.match.game == game  # a hint plays nothing
+        assert ui.series.match == game  # a hint plays nothing
 
         await play(ui, best[0])
         assert ui.cells_with("-hint") == set()
@@ -267,7 +267,7 @@ async def test_a_hint_against_the_computer(start: Start) -> None:
 
         await play(ui, 1)  # a side: hard answers, and only some replies hold the draw
         await wait_for_the_computer(ui)
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and len(game.moves) == 2
 
         await ui.press("h")
@@ -299,7 +299,7 @@ async def test_the_history_lists_the_moves_live_and_starts_afresh_next_match(
         await play(ui, 1)
         assert history_on_screen(ui) == ["1. Ada X centre", "2. Bob O top"]
         await play(ui, 0, 8, 6, 3, 2)
-        assert ui.match.winner == 0
+        assert ui.series.winner == 0
         assert history_on_screen(ui) == [
             "1. Ada X centre",
             "2. Bob O top",
@@ -368,7 +368,7 @@ async def test_a_finished_game_is_saved_and_shown_sorted_by_wins_next_run(
     async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
         await ui.press("x")
         await play(ui, *ADA_WINS)
-        assert ui.match.winner == 0
+        assert ui.series.winner == 0
 
     assert read_json(stats_file) == {
         "version": 1,
@@ -405,7 +405,7 @@ async def test_against_the_computer_the_opponent_is_recorded_by_level(
     async with start(player1="Ada", level=Level.HARD, **saving(tmp_path)) as ui:
         await ui.press("x")
         await play_to_the_end(ui, (4, 0, 2, 6, 8, 1, 3, 5, 7))
-        match = ui.match
+        match = ui.series
         await ui.press("s")
         assert isinstance(ui.app.screen, StatsScreen)
         table = ui.app.screen.query_one("#stats-table", DataTable)

@@ -14,7 +14,7 @@ from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.match import FirstMove, Match, NameClash, Player
+from tictactoe.series import FirstMove, Series, NameClash, Player
 
 
 def exit_code(argv: list[str]) -> int | str | None:
@@ -53,11 +53,11 @@ def test_the_defaults_ask_for_players_on_the_new_game_screen() -> None:
     assert config.first_move is FirstMove.CHOOSER
     assert config.keys is None  # the remembered layout, else the keypad's
     assert config.save is True
-    assert config.initial_match() is None
+    assert config.initial_series() is None
 
 
 def test_both_names_skip_the_new_game_screen() -> None:
-    match = cli.parse_config(["--player1", "Ada", "--player2", "Bob"]).initial_match()
+    match = cli.parse_config(["--player1", "Ada", "--player2", "Bob"]).initial_series()
     assert match is not None
     assert match.players == (Player("Ada"), Player("Bob"))
     assert match.game is None and match.chooser == 0
@@ -66,7 +66,7 @@ def test_both_names_skip_the_new_game_screen() -> None:
 def test_vs_computer_at_hard() -> None:
     config = cli.parse_config(["--vs", "computer", "--level", "hard", "--player1", "Ada"])
     assert config.level is Level.HARD
-    match = config.initial_match()
+    match = config.initial_series()
     assert match is not None
     assert match.players == (Player("Ada"), Player("Computer", Level.HARD))
 
@@ -74,7 +74,7 @@ def test_vs_computer_at_hard() -> None:
 def test_a_level_alone_means_the_computer_and_vs_computer_alone_means_medium() -> None:
     assert cli.parse_config(["--level", "easy"]).level is Level.EASY
     assert cli.parse_config(["--vs", "computer"]).level is Level.MEDIUM
-    assert cli.parse_config(["--vs", "computer"]).initial_match() is None  # names still asked
+    assert cli.parse_config(["--vs", "computer"]).initial_series() is None  # names still asked
 
 
 @pytest.mark.parametrize(
@@ -84,13 +84,13 @@ def test_a_level_alone_means_the_computer_and_vs_computer_alone_means_medium() -
 def test_first_move_rules(argv: list[str], rule: FirstMove) -> None:
     config = cli.parse_config([*argv, "--player1", "Ada", "--player2", "Bob"])
     assert config.first_move is rule
-    match = config.initial_match()
+    match = config.initial_series()
     assert match is not None and match.first_move is rule
 
 
 def test_first_x_lets_x_start_even_when_the_chooser_takes_o() -> None:
     match = cli.parse_config(["--first", "x", "--player1", "Ada", "--player2", "Bob"])
-    started = match.initial_match()
+    started = match.initial_series()
     assert started is not None
     game = started.choose_mark(Mark.O).game
     assert game is not None and game.to_move is Mark.X
@@ -143,36 +143,36 @@ def test_bad_values_exit_with_status_2_and_say_why(
     assert complaint in err
 
 
-def test_initial_match_refuses_equal_names() -> None:
+def test_initial_series_refuses_equal_names() -> None:
     with pytest.raises(NameClash):
-        GameConfig(player1="Eve", player2="eve").initial_match()
+        GameConfig(player1="Eve", player2="eve").initial_series()
     with pytest.raises(NameClash):
-        GameConfig(player1="Computer", level=Level.EASY).initial_match()
+        GameConfig(player1="Computer", level=Level.EASY).initial_series()
 
 
-def test_initial_match_needs_the_second_name_for_hot_seat() -> None:
-    assert GameConfig(player1="Ada").initial_match() is None
-    assert GameConfig(player2="Bob").initial_match() is None
-    assert GameConfig(level=Level.HARD).initial_match() is None
+def test_initial_series_needs_the_second_name_for_hot_seat() -> None:
+    assert GameConfig(player1="Ada").initial_series() is None
+    assert GameConfig(player2="Bob").initial_series() is None
+    assert GameConfig(level=Level.HARD).initial_series() is None
 
 
 def test_final_score_lists_names_wins_draws_and_matches() -> None:
-    match = Match.new("Ada", "Bartholomew").choose_mark(Mark.X)
+    match = Series.new("Ada", "Bartholomew").choose_mark(Mark.X)
     for cell in (0, 3, 1, 4, 2):
         match = match.play(cell)
     assert cli.final_score(match) == (
         "Final score\n  Ada          1\n  Bartholomew  0\n  Draws        0\n  (1 match played)"
     )
-    assert cli.final_score(Match.new("A", "B")).endswith("(0 matches played)")
+    assert cli.final_score(Series.new("A", "B")).endswith("(0 matches played)")
 
 
 def test_main_prints_the_final_score_after_the_app_returns(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seen: list[GameConfig] = []
-    ended = Match.new("Ada", "Bob")
+    ended = Series.new("Ada", "Bob")
 
-    def run(self: TicTacToeApp) -> Match:
+    def run(self: TicTacToeApp) -> Series:
         seen.append(self.config)
         return ended
 

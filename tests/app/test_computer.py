@@ -8,7 +8,7 @@ from app.conftest import Driver, Start, wait_for_the_computer
 from tictactoe.ai import CORNERS, Level
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.match import FirstMove
+from tictactoe.series import FirstMove
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 
@@ -22,18 +22,18 @@ async def play_script(ui: Driver, preferences: list[int]) -> None:
     """
     while True:
         await wait_for_the_computer(ui)
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None
         if game.is_over:
             ui.assert_board_matches_match()
-            if ui.match.winner == 1:
+            if ui.series.winner == 1:
                 assert ui.status().startswith("Computer wins!")
             else:
                 assert "draw" in ui.status().lower()
             return
         cell = next(cell for cell in preferences if game.board[cell] is None)
         await ui.press(NUMPAD.key_for(cell))
-        assert ui.match.game is not None and cell in ui.match.game.moves
+        assert ui.series.match is not None and cell in ui.series.match.moves
 
 
 @pytest.mark.parametrize("level", list(Level))
@@ -42,7 +42,7 @@ async def test_the_computer_replies_by_itself(start: Start, level: Level) -> Non
         await ui.press("x", "5")
         await wait_for_the_computer(ui)
 
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and len(game.moves) == 2
         reply = game.moves[1]
         assert ui.cell(reply).mark is Mark.O
@@ -58,7 +58,7 @@ async def test_with_first_x_the_computer_holding_x_opens_by_itself(start: Start)
     async with start(player1="Ada", level=Level.MEDIUM, first_move=FirstMove.X) as ui:
         await ui.press("o")
         await wait_for_the_computer(ui)
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and len(game.moves) == 1
         assert ui.cell(game.moves[0]).mark is Mark.X
         assert ui.status() == "Ada (O) to move"
@@ -70,9 +70,9 @@ async def test_input_is_refused_while_the_computer_thinks(start: Start) -> None:
         assert ui.status() == "Computer is thinking…"
         assert ui.game.scoreboard.query_one("#player-2").has_class("-to-move")
 
-        before = ui.match
+        before = ui.series
         await ui.press("7")
-        assert ui.match == before
+        assert ui.series == before
         assert ui.marks() == (None,) * 4 + (Mark.X,) + (None,) * 4
         assert ui.status() == "Wait: Computer is thinking…"
 
@@ -88,11 +88,11 @@ async def test_input_is_refused_while_the_computer_thinks(start: Start) -> None:
 async def test_hard_never_loses_a_scripted_line(
     start: Start, mark: str, preferences: list[int]
 ) -> None:
-    """Match 1: the person moves first; match 2: the computer chooses and moves first."""
+    """Series 1: the person moves first; match 2: the computer chooses and moves first."""
     async with start(player1="Ada", level=Level.HARD) as ui:
         await ui.press(mark)
         await play_script(ui, preferences)
-        assert ui.match.wins[0] == 0
+        assert ui.series.wins[0] == 0
         assert not ui.status().startswith("Ada wins")
 
         await ui.press("n")
@@ -100,8 +100,8 @@ async def test_hard_never_loses_a_scripted_line(
         assert isinstance(ui.app.screen, GameScreen), "the computer chooses without a modal"
         await play_script(ui, preferences)
 
-        assert ui.match.played == 2
-        assert ui.match.wins[0] == 0
+        assert ui.series.played == 2
+        assert ui.series.wins[0] == 0
         assert "0 wins" in ui.card(0)
         ui.assert_board_matches_match()
 
@@ -116,9 +116,9 @@ async def test_the_computer_chooses_its_own_mark_in_the_second_match(start: Star
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, GameScreen)
         assert not any(isinstance(screen, MarkChoiceScreen) for screen in ui.app.screen_stack)
-        assert ui.match.chooser == 1
-        assert ui.match.marks is not None
-        computer_mark = ui.match.marks[1]
+        assert ui.series.chooser == 1
+        assert ui.series.marks is not None
+        computer_mark = ui.series.marks[1]
         assert ui.status() == f"Computer chose {computer_mark}."
         assert ui.card(1).startswith(f"▶ Computer | {computer_mark}")
         assert ui.card(0).startswith(f"Ada | {computer_mark.other}")

@@ -63,7 +63,7 @@ async def test_a_won_match_is_shown_and_scored(
             await take(ui, cell)
 
         ui.assert_board_matches_match()
-        game = ui.match.game
+        game = ui.series.match
         assert game is not None and game.winning_line is not None
         assert set(game.winning_line) <= set(moves[winner::2])
         assert ui.cells_with("-win") == set(game.winning_line)
@@ -74,7 +74,7 @@ async def test_a_won_match_is_shown_and_scored(
         assert "1 win" in ui.card(winner)
         assert "0 wins" in ui.card(1 - winner)
         assert ui.tally() == "Draws 0 Played 1"
-        assert ui.match.wins == ((1, 0) if winner == 0 else (0, 1))
+        assert ui.series.wins == ((1, 0) if winner == 0 else (0, 1))
 
 
 async def test_a_double_win_lights_both_lines(start: Start) -> None:
@@ -102,7 +102,7 @@ async def test_a_full_board_without_a_line_is_a_draw(start: Start) -> None:
         assert "draw" in ui.status().lower()
         assert ui.tally() == "Draws 1 Played 1"
         assert "0 wins" in ui.card(0) and "0 wins" in ui.card(1)
-        assert ui.match.draws == 1
+        assert ui.series.draws == 1
 
 
 async def test_whose_turn_it_is_shows_in_status_and_scoreboard(start: Start) -> None:
@@ -124,13 +124,13 @@ async def test_whose_turn_it_is_shows_in_status_and_scoreboard(start: Start) -> 
 async def test_a_taken_cell_is_refused_with_a_reason(start: Start, by_click: bool) -> None:
     async with start(**HOT_SEAT) as ui:
         await ui.press("x", "5")
-        before = ui.match
+        before = ui.series
         if by_click:
             await ui.click("#cell-4")
         else:
             await ui.press("5")
 
-        assert ui.match == before
+        assert ui.series == before
         assert ui.marks() == (None,) * 4 + (Mark.X,) + (None,) * 4
         assert ui.status() == "Cell 5 (centre) is taken by X."
         assert ui.game.query_one("#status").has_class("-notice")

@@ -16,8 +16,8 @@ from app.conftest import inside, painted
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.match import Match, clean_name
-from tictactoe.screens.game import NAME_WIDTH, short
+from tictactoe.series import Series, clean_name
+from tictactoe.names import NAME_WIDTH, short
 from tictactoe.widgets.scoreboard import PlayerCard
 
 TRICKY = [
@@ -133,7 +133,7 @@ def running_app() -> Iterator[AppInOneTask]:
 async def show(app: TicTacToeApp, pilot: Pilot[object], raw: str) -> tuple[str, str, str, int]:
     """Put a player called `raw` on the game screen: its name, card line, status, card width."""
     other = "Bob" if clean_name(raw, "Player 1").casefold() != "bob" else "Eve"
-    match = Match.new(raw, other).choose_mark(Mark.X)
+    match = Series.new(raw, other).choose_mark(Mark.X)
     game = app.game_screen
     assert game is not None
     game.match = match

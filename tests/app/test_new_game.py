@@ -25,8 +25,8 @@ async def test_names_typed_and_enter_start_the_match_from_the_keyboard(start: St
 
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert ui.top_text("#question") == "Al, choose your mark"
-        assert [player.name for player in ui.match.players] == ["Al", "Bo"]
-        assert not any(player.is_computer for player in ui.match.players)
+        assert [player.name for player in ui.series.players] == ["Al", "Bo"]
+        assert not any(player.is_computer for player in ui.series.players)
         assert ui.card(1).startswith("Bo |")
 
 
@@ -53,7 +53,7 @@ async def test_equal_names_are_refused_inline_and_the_screen_stays(start: Start)
         await ui.press("backspace", "backspace", *"Bo", "enter")
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        assert [player.name for player in ui.match.players] == ["Al", "Bo"]
+        assert [player.name for player in ui.series.players] == ["Al", "Bo"]
 
 
 async def test_computer_hard_chosen_from_the_keyboard(start: Start) -> None:
@@ -67,7 +67,7 @@ async def test_computer_hard_chosen_from_the_keyboard(start: Start) -> None:
         await ui.pilot.pause()
 
         assert isinstance(ui.app.screen, MarkChoiceScreen)
-        computer = ui.match.players[1]
+        computer = ui.series.players[1]
         assert (computer.name, computer.level) == ("Computer", Level.HARD)
         assert ui.card(1).startswith("Computer |")
         assert "hard" in ui.card(1)
@@ -81,8 +81,8 @@ async def test_computer_hard_chosen_with_clicks(start: Start) -> None:
 
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert ui.top_text("#question") == "Player 1, choose your mark"
-        assert ui.match.players[1].level is Level.HARD
-        assert ui.match.players[1].name == "Computer"
+        assert ui.series.players[1].level is Level.HARD
+        assert ui.series.players[1].name == "Computer"
 
 
 async def test_naming_yourself_computer_against_the_computer_is_refused(start: Start) -> None:

@@ -23,7 +23,7 @@ async def test_a_tiny_terminal_shows_one_line_and_recovers_the_same_match(
 ) -> None:
     async with start(**HOT_SEAT) as ui:
         await ui.press("x", "7", "5")
-        before = ui.match
+        before = ui.series
         assert ui.game.board.is_on_screen and not too_small_shown(ui)
 
         await ui.pilot.resize_terminal(*TINY)
@@ -34,7 +34,7 @@ async def test_a_tiny_terminal_shows_one_line_and_recovers_the_same_match(
         await ui.pilot.resize_terminal(*SIZE)
         assert not too_small_shown(ui)
         assert ui.game.board.is_on_screen and ui.game.scoreboard.is_on_screen
-        assert ui.match == before
+        assert ui.series == before
         ui.assert_board_matches_match()
         assert ui.board_text() == "X 8 9\n4 O 6\n1 2 3"
         assert ui.status() == "Ada (X) to move"
@@ -70,7 +70,7 @@ async def test_the_mark_modal_also_shrinks_to_one_line_and_recovers(start: Start
         await ui.pilot.resize_terminal(*SIZE)
         assert ui.app.screen.query_one("#dialog").is_on_screen
         await ui.press("o")
-        assert ui.match.marks == (Mark.O, Mark.X)
+        assert ui.series.marks == (Mark.O, Mark.X)
 
 
 async def test_a_session_started_in_a_tiny_terminal_recovers(start: Start) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-CORE = ("tictactoe.engine", "tictactoe.match", "tictactoe.ai")
+CORE = ("tictactoe.engine", "tictactoe.series", "tictactoe.ai")
 
 PROBE = f"""
 import sys

@@ -14,7 +14,7 @@ import platformdirs
 import pytest
 
 from tictactoe.ai import Level
-from tictactoe.match import Player
+from tictactoe.series import Player
 from tictactoe.stats import (
     STATS_VERSION,
     LeaveAlone,

@@ -1,115 +1,107 @@
-"""The main screen: it owns the match and turns what people do into core calls."""
+"""The main screen: it holds the series and turns what people do into core calls, in order.
+
+Every input (a key, a click, a palette command, the dialog's answer, the computer's
+timer) becomes an *intent*: a call queued with `submit` on this screen's one FIFO,
+Textual's `call_next` list, which is also where Textual delivers the mark dialog's
+answer. The game keys are priority bindings, so each is queued the moment it arrives,
+before any later key is even looked at; an intent then runs against the state the one
+before it left. Nothing here decides a rule: the `Series` says what is allowed.
+"""
 
 from __future__ import annotations
 
 import random
-from typing import ClassVar, Final
+from collections.abc import Callable
+from typing import ClassVar
 
-from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header
 
-from tictactoe.ai import analyse, choose_mark, choose_move
-from tictactoe.engine import CELL_NAMES, IllegalMove, Mark
+from tictactoe.engine import CELL_NAMES, Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.match import Match, MatchError, Phase
+from tictactoe.names import short
 from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.series import CellTaken, Series, SeriesError
 from tictactoe.widgets.board import Board
 from tictactoe.widgets.history import MoveHistory
 from tictactoe.widgets.scoreboard import Scoreboard
+from tictactoe.widgets.status import StatusLine
 from tictactoe.widgets.too_small import TooSmall
 
-__all__ = ["GameScreen", "describe"]
+__all__ = ["GameScreen"]
 
+Intent = Callable[[], None]
+"""One input, ready to run against the series as it will be when its turn comes."""
 
-NAME_WIDTH: Final = 20
-"""Cells a name may take in the status line before it ends in an ellipsis."""
-
-
-def short(name: str) -> str:
-    """`name` cut to fit a sentence of the status line: a literal prefix and an ellipsis."""
-    if cell_len(name) <= NAME_WIDTH:
-        return name
-    prefix = ""
-    for char in name:
-        if cell_len(prefix + char) > NAME_WIDTH - 1:
-            break
-        prefix += char
-    return prefix + "…"
-
-
-def describe(match: Match) -> str:
-    """The status line for a match as it stands."""
-    game = match.game
-    if game is None:
-        return f"{short(match.players[match.chooser].name)} is choosing a mark…"
-    winner = match.winner
-    if winner is not None:
-        return f"{short(match.players[winner].name)} wins!   n or Enter: next match · q: quit"
-    if game.is_draw:
-        return "It's a draw.   n or Enter: next match · q: quit"
-    index = match.to_move
-    assert index is not None
-    player = match.players[index]
-    if player.is_computer:
-        return f"{player.name} is thinking…"
-    return f"{short(player.name)} ({game.to_move}) to move"
+_CURSOR_MOVES: dict[str, tuple[int, int]] = {
+    "up": (-1, 0),
+    "down": (1, 0),
+    "left": (0, -1),
+    "right": (0, 1),
+}
 
 
 class GameScreen(Screen[None]):
-    """Holds the one `Match` of the session; the board and scoreboard render it.
-
-    Intent flows up from the board as `Board.CellChosen`; this screen asks the core
-    for the next `Match` and the new state flows back down to the widgets.
-    """
+    """Holds the one `Series` of the session; the board and scoreboard render it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u,ctrl+z", "undo", "Undo", key_display="u"),
-        Binding("h", "hint", "Hint"),
-        Binding("n", "next_match", "Next match"),
-        Binding("enter", "next_match", "Next match", show=False),
-        Binding("q", "app.quit", "Quit"),
-        Binding("s", "app.show_stats", "Stats"),
-        Binding("question_mark,f1", "app.help", "Help", key_display="?"),
+        Binding("u,ctrl+z", "undo", "Undo", key_display="u", priority=True),
+        Binding("h", "hint", "Hint", priority=True),
+        Binding("n", "next_match", "Next match", priority=True),
+        Binding("q", "quit", "Quit", priority=True),
+        Binding("s", "show_record", "Stats", priority=True),
+        Binding("question_mark,f1", "help", "Help", key_display="?", priority=True),
+        Binding("enter,space", "confirm", "Play", show=False, priority=True),
+        Binding("x", "choose_mark('X')", show=False, priority=True),
+        Binding("o", "choose_mark('O')", show=False, priority=True),
+        *(
+            Binding(key, f"move_cursor({rows}, {columns})", show=False, priority=True)
+            for key, (rows, columns) in _CURSOR_MOVES.items()
+        ),
+        *(
+            Binding(str(digit), f"play_key('{digit}')", show=False, priority=True)
+            for digit in range(1, 10)
+        ),
     ]
 
-    class GameFinished(Message):
-        """A game of the match has just ended (counted once, in `match`)."""
+    class MatchFinished(Message):
+        """A match of the series has just ended (counted once, in `series`)."""
 
-        def __init__(self, match: Match) -> None:
+        def __init__(self, series: Series) -> None:
             super().__init__()
-            self.match = match
+            self.series = series
 
-    match: var[Match] = var(Match.new, always_update=True, init=False)
-    """The match in progress: the single source of truth for everything on screen."""
+    series: var[Series] = var(Series.new, always_update=True, init=False)
+    """The series in progress: the single source of truth for everything on screen."""
     key_layout: var[KeyLayout] = var(KeyLayout.NUMPAD, init=False)
     """Which digit takes which cell."""
     notice: var[str] = var("", init=False)
-    """A short message about the last input (a refusal, the computer's choice)."""
+    """A short message about the last input (a refusal, the computer's choice, a hint)."""
 
     def __init__(
         self,
-        match: Match,
+        series: Series,
         *,
         layout: KeyLayout = KeyLayout.NUMPAD,
         computer_delay: float = 0.4,
         rng: random.Random | None = None,
     ) -> None:
         super().__init__()
-        self.set_reactive(GameScreen.match, match)
+        self.set_reactive(GameScreen.series, series)
         self.set_reactive(GameScreen.key_layout, layout)
         self.computer_delay = computer_delay
-        """Seconds the computer seems to think before it moves."""
+        """Seconds the computer seems to think before it acts."""
         self.rng = rng or random.Random()
         """Every random choice of the session comes from here, so a seed replays it."""
         self._computer_timer: Timer | None = None
+        self._asking = False
+        """True while the mark dialog is open."""
 
     @property
     def board(self) -> Board:
@@ -119,12 +111,16 @@ class GameScreen(Screen[None]):
     def scoreboard(self) -> Scoreboard:
         return self.query_one(Scoreboard)
 
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
             with Vertical(id="play"):
                 yield Board(id="board")
-                yield Static(id="status")
+                yield StatusLine(id="status")
             with Vertical(id="sidebar"):
                 yield Scoreboard()
                 yield MoveHistory(id="history")
@@ -133,134 +129,159 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.board.key_layout = self.key_layout
-        self.watch_match(self.match, self.match)
+        self.watch_series(self.series, self.series)
         self.board.focus()
-        self._start_game()
+        self.submit(self._next_step)  # behind any key that arrived before the screen was up
 
     # State flows down.
 
-    def watch_match(self, old: Match, match: Match) -> None:
-        self.notice = ""
-        self.board.game = match.game
+    def watch_series(self, old: Series, series: Series) -> None:
+        self.board.match = series.match
         self.board.hints = ()
-        self.scoreboard.match = match
-        self.query_one(MoveHistory).match = match
-        self._show_status()
-        if match.played > old.played:
-            self.post_message(self.GameFinished(match))
+        self.scoreboard.series = series
+        self.query_one(MoveHistory).series = series
+        self.status.show(series, self.notice)
+        if series.played > old.played:
+            self.post_message(self.MatchFinished(series))
 
     def watch_key_layout(self, layout: KeyLayout) -> None:
         self.board.key_layout = layout
 
-    def watch_notice(self) -> None:
-        self._show_status()
+    def watch_notice(self, notice: str) -> None:
+        self.status.show(self.series, notice)
 
-    def _show_status(self) -> None:
-        status = self.query_one("#status", Static)
-        text = Content(self.notice or describe(self.match))
-        if status.content != text:
-            status.update(text, layout=False)  # two lines, always: no new layout needed
-        status.set_class(bool(self.notice), "-notice")
+    # Input arrives: each key, click or answer is queued as an intent, in arrival order.
 
-    # Intent flows up.
+    def submit(self, intent: Intent) -> None:
+        """Queue `intent` behind every input that arrived before it."""
+        self.call_next(intent)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Below the minimum size only the "enlarge" line shows: the game's keys do nothing."""
+        return not (self.has_class("-too-narrow") or self.has_class("-too-short"))
+
+    def action_play_key(self, key: str) -> None:
+        cell = self.key_layout.cell_for(key)
+        self.submit(lambda: self._play(cell))
 
     def on_board_cell_chosen(self, event: Board.CellChosen) -> None:
-        match, cell = self.match, event.cell
-        self.board.cursor = cell  # here, so that the cursor and the move share one frame
-        if match.phase is Phase.OVER:
-            self.notice = "This match is over: press n or Enter for the next one."
-        elif match.computer_to_move:
-            self.notice = f"Wait: {short(match.players[match.to_move or 0].name)} is thinking…"
-        else:
-            try:
-                self.match = match.play(cell)
-            except IllegalMove:
-                self.notice = self._refusal(cell)
-            else:
-                self._computer_turn()
+        self.submit(lambda: self._play(event.cell))
 
-    def _refusal(self, cell: int) -> str:
-        assert self.match.game is not None
-        key = self.key_layout.key_for(cell)
-        holder = self.match.game.board[cell]
-        return f"Cell {key} ({CELL_NAMES[cell]}) is taken by {holder}."
+    def action_move_cursor(self, rows: int, columns: int) -> None:
+        self.submit(lambda: self.board.move_cursor(rows, columns))
+
+    def action_confirm(self) -> None:
+        self.submit(lambda: self._apply(lambda series: series.confirm(self.board.cursor)))
+
+    def action_choose_mark(self, mark: str) -> None:
+        """A mark typed before the dialog was up (the dialog answers the same keys itself)."""
+        self.submit(lambda: self._apply(lambda series: series.choose_mark(Mark(mark), self.rng)))
 
     def action_undo(self) -> None:
         """Take back the last move (against the computer: its reply and your move)."""
-        try:
-            match = self.match.undo()
-        except MatchError as refusal:
-            self.notice = f"{str(refusal).capitalize()}."
-            return
-        self._cancel_computer()
-        self.match = match
+        self.submit(lambda: self._apply(Series.undo))
 
     def action_hint(self) -> None:
         """Mark the best cells for the player to move and say where best play leads."""
-        match = self.match
-        if match.phase is not Phase.PLAYING or match.game is None:
-            self.notice = "A hint needs a match in progress."
+        self.submit(self._hint)
+
+    def action_next_match(self) -> None:
+        self.submit(lambda: self._apply(Series.next_match))
+
+    def action_quit(self) -> None:
+        """Leave, in turn: what was typed before `q` still counts."""
+        self.submit(self._quit)
+
+    def _quit(self) -> None:
+        self.app.exit(self.series)
+
+    def action_show_record(self) -> None:
+        self.submit(self.app.action_show_stats)
+
+    def action_help(self) -> None:
+        self.submit(self.app.action_help)
+
+    # Intents run: ask the core, set the new state, schedule the computer.
+
+    def _play(self, cell: int) -> None:
+        self.board.cursor = cell  # here, so that the cursor and the move share one frame
+        self._apply(lambda series: series.play(cell))
+
+    def _apply(self, transition: Callable[[Series], Series]) -> None:
+        try:
+            series = transition(self.series)
+        except SeriesError as refusal:
+            self.notice = self._explain(refusal)
             return
-        if match.computer_to_move:
-            self.notice = "Wait for the computer's move."
+        self._set(series)
+
+    def _set(self, series: Series, notice: str = "") -> None:
+        self.notice = notice
+        self.series = series
+        self._next_step()
+
+    def _explain(self, refusal: SeriesError) -> str:
+        if isinstance(refusal, CellTaken):
+            key = self.key_layout.key_for(refusal.cell)
+            return f"Cell {key} ({CELL_NAMES[refusal.cell]}) is taken by {refusal.holder}."
+        return str(refusal)
+
+    def _hint(self) -> None:
+        series = self.series
+        try:
+            analysis = series.hint()
+        except SeriesError as refusal:
+            self.notice = str(refusal)
             return
-        analysis = analyse(match.game)
+        assert series.match is not None
         keys = [self.key_layout.key_for(cell) for cell in analysis.best_moves]
         best = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
-        if len(keys) == len(match.game.legal_moves()):
+        if len(keys) == len(series.match.legal_moves()):
             best = "any free cell"
         self.board.hints = analysis.best_moves
         self.notice = f"Hint: {best}. {analysis.summary.capitalize()}."
 
-    def action_next_match(self) -> None:
-        if self.match.phase is not Phase.OVER:
-            self.notice = "Finish this match first."
+    # The flow between intents: the mark dialog, and the computer's pause.
+
+    def _next_step(self) -> None:
+        """Open the mark dialog for a person who chooses; give the computer its pause."""
+        series = self.series
+        if series.awaits_computer:
+            if self._computer_timer is None:
+                # A zero-interval Timer divides by zero in Textual when it fires late.
+                delay = max(self.computer_delay, 0.001)
+                self._computer_timer = self.set_timer(delay, self._computer_due)
             return
-        self.match = self.match.next_game()
-        self._start_game()
+        self._cancel_computer()
+        if series.match is None and not self._asking:
+            self._asking = True
+            chooser = series.players[series.chooser]
+            self.app.push_screen(MarkChoiceScreen(chooser.name), self._mark_chosen)
 
-    # The flow of a match.
-
-    def _start_game(self) -> None:
-        """Before each game: the chooser picks a mark (the computer does it by itself)."""
-        match = self.match
-        if match.phase is not Phase.CHOOSING:
-            self._computer_turn()
-            return
-        chooser = match.players[match.chooser]
-        if chooser.is_computer:
-            mark = choose_mark(self.rng)
-            self._marks_chosen(mark)
-            self.notice = f"{short(chooser.name)} chose {mark}."
-        else:
-            self.app.push_screen(MarkChoiceScreen(chooser.name), self._marks_chosen)
-
-    def _marks_chosen(self, mark: Mark | None) -> None:
+    def _mark_chosen(self, mark: Mark | None) -> None:
+        """The dialog's answer, delivered through the same queue as every key."""
+        self._asking = False
         if mark is None:
-            self.app.exit(self.match)
+            self._quit()
             return
-        self.match = self.match.choose_mark(mark, self.rng)
-        self._computer_turn()
+        self._apply(lambda series: series.choose_mark(mark, self.rng))
 
-    def _computer_turn(self) -> None:
-        """If the computer is to move, let it reply after a short visible pause."""
-        if not self.match.computer_to_move or self._computer_timer is not None:
-            return
-        # A zero-interval Timer divides by zero in Textual when it fires late: keep it positive.
-        delay = max(self.computer_delay, 0.001)
-        self._computer_timer = self.set_timer(delay, self._computer_moves)
+    def _computer_due(self) -> None:
+        self._computer_timer = None
+        self.submit(self._computer_step)
+
+    def _computer_step(self) -> None:
+        try:
+            step = self.series.computer_step(self.rng)
+        except SeriesError:
+            return  # an undo got there first: nothing is due any more
+        notice = ""
+        if step.mark is not None:
+            chooser = step.series.players[step.series.chooser]
+            notice = f"{short(chooser.name)} chose {step.mark}."
+        self._set(step.series, notice)
 
     def _cancel_computer(self) -> None:
         if self._computer_timer is not None:
             self._computer_timer.stop()
             self._computer_timer = None
-
-    def _computer_moves(self) -> None:
-        self._computer_timer = None
-        match = self.match
-        index = match.to_move
-        if match.game is None or index is None or not match.players[index].is_computer:
-            return
-        level = match.players[index].level
-        assert level is not None
-        self.match = match.play(choose_move(match.game, level, self.rng))

@@ -1,10 +1,10 @@
-"""The modal before every game: the choosing player picks X or O, or quits."""
+"""The dialog before every match: the choosing player picks X or O, or quits."""
 
 from __future__ import annotations
 
 from typing import ClassVar, Final
 
-from textual import events, on
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -13,24 +13,31 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from tictactoe.engine import Mark
+from tictactoe.names import short
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["MarkChoiceScreen"]
 
-_ANSWERING_KEYS: Final = frozenset(
-    {"x", "o", "q", "X", "O", "Q", "tab", "shift+tab", "enter", "space", "left", "right"}
-    | {"question_mark", "f1", "ctrl+q", "ctrl+p"}
+_PASSING_KEYS: Final = frozenset(
+    {"tab", "shift+tab", "enter", "space", "left", "right", "ctrl+q", "ctrl+p"}
 )
-"""Keys this dialog uses itself; any other key earns a reminder."""
+"""Keys that move between the buttons, press one, or that the app answers anywhere."""
+
+QUESTION_WIDTH: Final = 38
+"""Cells the question may take: the name is shortened so that the sentence stays whole."""
 
 
 class MarkChoiceScreen(ModalScreen[Mark | None]):
-    """Asks `name` for a mark. Dismisses with the Mark, or None to quit the game."""
+    """Asks `name` for a mark. Dismisses with the Mark, or None to quit the game.
+
+    Its answer keys are priority bindings: they act the moment they arrive, so keys
+    typed right after them already reach the board, in order.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("x", "choose('X')", "Take X"),
-        Binding("o", "choose('O')", "Take O"),
-        Binding("q", "quit_game", "Quit"),
+        Binding("x", "choose('X')", "Take X", priority=True),
+        Binding("o", "choose('O')", "Take O", priority=True),
+        Binding("q", "quit_game", "Quit", priority=True),
         Binding("question_mark,f1", "app.help", "Help", key_display="?"),
         Binding("left", "app.focus_previous", show=False),
         Binding("right", "app.focus_next", show=False),
@@ -42,33 +49,42 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
         """The name of the player who chooses."""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(Content(f"{self.chooser}, choose your mark"), id="question")
+        ask = ", choose your mark"
+        question = short(self.chooser, QUESTION_WIDTH - len(ask)) + ask
+        with Vertical(id="dialog", classes="dialog"):
+            yield Label(Content(question), id="question")
             yield Static("The other player gets the other one.", id="explain")
             with Horizontal(id="choices"):
-                yield Button("X", id="x", classes="mark -x")
-                yield Button("O", id="o", classes="mark -o")
-                yield Button("Quit", id="quit", variant="error")
+                yield Button("X", id="x", classes="mark -x", action="screen.choose('X')")
+                yield Button("O", id="o", classes="mark -o", action="screen.choose('O')")
+                yield Button("Quit", id="quit", variant="error", action="screen.quit_game")
             yield Static("", id="notice")
         yield TooSmall()
 
-    @on(Button.Pressed, "#x")
-    def take_x(self) -> None:
-        self.action_choose("X")
-
-    @on(Button.Pressed, "#o")
-    def take_o(self) -> None:
-        self.action_choose("O")
-
-    @on(Button.Pressed, "#quit")
     def action_quit_game(self) -> None:
         self.dismiss(None)
 
     def action_choose(self, mark: str) -> None:
         self.dismiss(Mark(mark))
 
+    def reminder(self) -> str:
+        """What to press, from the bindings: "press X or O to choose (Q quits)"."""
+        keys = {
+            binding.action: binding.key.upper()
+            for binding in self.BINDINGS
+            if isinstance(binding, Binding) and binding.priority
+        }
+        take_x, take_o, leave = keys["choose('X')"], keys["choose('O')"], keys["quit_game"]
+        return f"The board waits: press {take_x} or {take_o} to choose ({leave} quits)."
+
     def on_key(self, event: events.Key) -> None:
-        if event.key not in _ANSWERING_KEYS:
+        own = {
+            key.strip()
+            for binding in self.BINDINGS
+            if isinstance(binding, Binding)
+            for key in binding.key.split(",")
+        }
+        if event.key not in own and event.key.lower() not in own and event.key not in _PASSING_KEYS:
             self._remind()
 
     def on_click(self, event: events.Click) -> None:
@@ -77,6 +93,4 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
 
     def _remind(self) -> None:
         """Input meant for the board: say why it does nothing yet."""
-        self.query_one("#notice", Static).update(
-            "The board waits: press X or O to choose (Q quits)."
-        )
+        self.query_one("#notice", Static).update(self.reminder())

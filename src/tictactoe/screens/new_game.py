@@ -1,22 +1,36 @@
-"""The first screen: both names and the opponent, then Start."""
+"""The first screen: both names and the opponent, then Start.
+
+Typed ahead as fast as a person likes, every key lands where it was aimed: Tab and
+Enter act the moment they arrive (priority bindings), each field acts on the keys
+that reached it even if the focus has moved on since, and Start waits until every
+field has handled every key sent to it before it reads them.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+import asyncio
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
 
 from tictactoe.ai import Level
-from tictactoe.match import COMPUTER_NAME, DEFAULT_NAMES, FirstMove, Match, NameClash, Player
+from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH
+from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["NewGameScreen"]
+
+if TYPE_CHECKING:
+    _WidgetMixin = Widget
+else:
+    _WidgetMixin = object  # a mixin: the widget class it joins supplies the rest
 
 _OPPONENTS: dict[str, Level | None] = {
     "vs-person": None,
@@ -26,17 +40,52 @@ _OPPONENTS: dict[str, Level | None] = {
 }
 
 
-class NewGameScreen(Screen[Match]):
-    """Collects the players; dismisses with a new `Match` once the names are valid."""
+class OwnKeys(_WidgetMixin):
+    """A widget whose own key bindings act on itself, for every key that reached it.
+
+    Textual resolves bindings against whatever has the focus when a key is handled,
+    which, for keys typed ahead of a Tab, is already the next field.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        for binding in Binding.make_bindings(self.BINDINGS):
+            if event.key in binding.key.split(",") and not binding.priority:
+                event.stop()
+                event.prevent_default()
+                await self.run_action(binding.action)
+                return
+        await super()._on_key(event)
+
+
+class NameField(OwnKeys, Input):
+    """A name: its editing keys (ctrl+u, backspace, arrows...) act on this field."""
+
+
+class OpponentChoice(OwnKeys, RadioSet):
+    """The opponent: its arrow keys move through these options, wherever the focus is now."""
+
+
+async def drained(widget: Widget) -> None:
+    """Wait until `widget` has handled every message already sent to it (keys included)."""
+    done = asyncio.Event()
+    widget.call_later(done.set)
+    await done.wait()
+
+
+class NewGameScreen(Screen[Series]):
+    """Collects the players; dismisses with a new `Series` once the names are valid."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "start", "Start"),
+        Binding("ctrl+s", "start", "Start", priority=True),
+        Binding("enter", "enter", show=False, priority=True),
+        Binding("tab", "app.focus_next", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     ]
 
     def __init__(self, first_move: FirstMove = FirstMove.CHOOSER) -> None:
         super().__init__()
         self.first_move = first_move
-        """The first-move rule the match will use."""
+        """The first-move rule the series will use."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-game"):
@@ -44,16 +93,22 @@ class NewGameScreen(Screen[Match]):
             yield Static("Three in a row wins. Who is playing?", id="new-subtitle")
             with Horizontal(classes="field"):
                 yield Label("Player 1", classes="field-label")
-                yield Input(
-                    placeholder=DEFAULT_NAMES[0], id="name-1", max_length=60, select_on_focus=False
+                yield NameField(
+                    placeholder=DEFAULT_NAMES[0],
+                    id="name-1",
+                    max_length=MAX_NAME_LENGTH,
+                    select_on_focus=False,
                 )
             with Horizontal(classes="field"):
                 yield Label("Player 2", classes="field-label")
-                yield Input(
-                    placeholder=DEFAULT_NAMES[1], id="name-2", max_length=60, select_on_focus=False
+                yield NameField(
+                    placeholder=DEFAULT_NAMES[1],
+                    id="name-2",
+                    max_length=MAX_NAME_LENGTH,
+                    select_on_focus=False,
                 )
             yield Label("Opponent", id="opponent-label")
-            with RadioSet(id="opponent"):
+            with OpponentChoice(id="opponent"):
                 yield RadioButton("Another person (hot seat)", id="vs-person", value=True)
                 yield RadioButton("Computer: easy", id="vs-easy")
                 yield RadioButton("Computer: medium", id="vs-medium")
@@ -75,18 +130,29 @@ class NewGameScreen(Screen[Match]):
         second.disabled = self.level is not None
         second.placeholder = COMPUTER_NAME if self.level else DEFAULT_NAMES[1]
 
-    @on(Input.Submitted)
+    async def action_enter(self) -> None:
+        """Enter: choose the highlighted opponent in the list, start from anywhere else."""
+        focused = self.focused
+        if isinstance(focused, RadioSet):
+            await drained(focused)
+            focused.action_toggle_button()
+        else:
+            await self.action_start()
+
     @on(Button.Pressed, "#start")
-    def action_start(self) -> None:
+    async def action_start(self, *_: Any) -> None:
+        """Start, once every key typed before this has reached its field."""
+        for field in self.query(OwnKeys):
+            await drained(field)
         level = self.level
         first = self.query_one("#name-1", Input).value
         second: Player | str = self.query_one("#name-2", Input).value
         if level is not None:
-            second = Player(COMPUTER_NAME, level)
+            second = Player.computer(level)
         try:
-            match = Match.new(first, second, first_move=self.first_move)
+            series = Series.new(first, second, first_move=self.first_move)
         except NameClash as clash:
-            self.query_one("#new-error", Static).update(Content(f"{clash}."))
+            self.query_one("#new-error", Static).update(Content(str(clash)))
             self.query_one("#name-2" if level is None else "#name-1", Input).focus()
             return
-        self.dismiss(match)
+        self.dismiss(series)

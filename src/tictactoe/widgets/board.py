@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Final
+from typing import Final
 
-from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
@@ -81,21 +79,12 @@ class Cell(Button):
 class Board(Widget, can_focus=True):
     """The grid of cells. It shows a `GameState` and reports the cell a person picks.
 
-    It decides nothing about the game: the screen that owns the state hears
-    `CellChosen` and sets `game` to whatever comes of it.
+    It decides nothing about the game: the screen that owns the state reads the keys,
+    hears `CellChosen` for a click, and sets `match` and `cursor` to whatever comes of it.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move_cursor(-1, 0)", "Up", show=False),
-        Binding("down", "move_cursor(1, 0)", "Down", show=False),
-        Binding("left", "move_cursor(0, -1)", "Left", show=False),
-        Binding("right", "move_cursor(0, 1)", "Right", show=False),
-        Binding("enter,space", "choose_cursor", "Play", show=False),
-        *(Binding(str(digit), f"choose_key('{digit}')", show=False) for digit in range(1, 10)),
-    ]
-
-    game: var[GameState | None] = var(None)
-    """The position on show; None before the marks are chosen."""
+    match: var[GameState | None] = var(None)
+    """The match on show; None before the marks are chosen."""
     cursor: var[int] = var(4)
     """The cell under the keyboard cursor."""
     key_layout: var[KeyLayout] = var(KeyLayout.NUMPAD)
@@ -104,7 +93,7 @@ class Board(Widget, can_focus=True):
     """Cells to mark as the best moves."""
 
     class CellChosen(Message):
-        """A person picked a cell, by click, digit or cursor."""
+        """A person clicked a cell."""
 
         def __init__(self, cell: int) -> None:
             super().__init__()
@@ -134,13 +123,13 @@ class Board(Widget, can_focus=True):
         return self.query_one(f"#{Cell.id_for(cell)}", Cell)
 
     def on_mount(self) -> None:
-        self._show_game(self.game)
+        self._show_match(self.match)
         self._show_keys(self.key_layout)
         self._show_cursor(self.cursor)
 
-    def watch_game(self, game: GameState | None) -> None:
+    def watch_match(self, match: GameState | None) -> None:
         if self.is_mounted:
-            self._show_game(game)
+            self._show_match(match)
 
     def watch_key_layout(self, layout: KeyLayout) -> None:
         if self.is_mounted:
@@ -155,10 +144,9 @@ class Board(Widget, can_focus=True):
             for square in self.query(Cell):
                 square.set_class(square.cell in hints, "-hint")
 
-    def _show_game(self, game: GameState | None) -> None:
-        board = game.board if game else (None,) * 9
-        line = game.winning_cells if game else frozenset()
-        self.set_class(game is not None and game.is_over, "-over")
+    def _show_match(self, match: GameState | None) -> None:
+        board = match.board if match else (None,) * 9
+        line = match.winning_cells if match else frozenset()
         for square in self.query(Cell):
             square.mark = board[square.cell]
             square.set_class(square.cell in line, "-win")
@@ -171,21 +159,11 @@ class Board(Widget, can_focus=True):
         for square in self.query(Cell):
             square.set_class(square.cell == cursor, "-cursor")
 
-    def action_move_cursor(self, rows: int, columns: int) -> None:
+    def move_cursor(self, rows: int, columns: int) -> None:
         """Move the cursor one square; at an edge it stays put rather than wrap."""
         row = min(2, max(0, self.cursor // 3 + rows))
         column = min(2, max(0, self.cursor % 3 + columns))
         self.cursor = row * 3 + column
-
-    def action_choose_cursor(self) -> None:
-        """Pick the cell under the cursor; once the game is over, let the screen have the key."""
-        if self.game is None or self.game.is_over:
-            raise SkipAction()
-        self.post_message(self.CellChosen(self.cursor))
-
-    def action_choose_key(self, key: str) -> None:
-        # The screen moves the cursor when it handles the choice: one frame, not two.
-        self.post_message(self.CellChosen(self.key_layout.cell_for(key)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
-from tictactoe.match import Match
+from tictactoe.series import Series
 
 __all__ = ["PlayerCard", "Scoreboard"]
 
@@ -21,15 +21,15 @@ class PlayerCard(Static):
     A single widget drawing two styled lines: restyling it on every turn is cheap.
     """
 
-    def show(self, match: Match, index: int) -> None:
-        """Show player `index` of `match`."""
-        player = match.players[index]
-        to_move = match.to_move == index
-        winner = match.winner == index
+    def show(self, series: Series, index: int) -> None:
+        """Show player `index` of `series`."""
+        player = series.players[index]
+        to_move = series.to_move == index
+        winner = series.winner == index
         self.update_classes({"-to-move": to_move, "-winner": winner})
         marker = "▶ " if to_move else "★ " if winner else "  "
-        mark = match.marks[index] if match.marks else None
-        wins = match.wins[index]
+        mark = series.marks[index] if series.marks else None
+        wins = series.wins[index]
         content = Content.assemble(
             (marker + player.name, "bold"),
             "\n",
@@ -52,10 +52,10 @@ def _show(label: Static, text: str) -> None:
 
 
 class Scoreboard(Vertical):
-    """Renders a `Match`; it never changes one."""
+    """Renders a `Series`; it never changes one."""
 
-    match: var[Match | None] = var(None, always_update=True)
-    """The match on show."""
+    series: var[Series | None] = var(None, always_update=True)
+    """The series on show."""
 
     def compose(self) -> ComposeResult:
         yield Static("Scoreboard", classes="title")
@@ -63,12 +63,14 @@ class Scoreboard(Vertical):
         yield PlayerCard(id="player-2")
         yield Static(id="tally")
 
-    def watch_match(self, match: Match | None) -> None:
-        if match is None or not self.is_mounted:
+    def watch_series(self, series: Series | None) -> None:
+        if series is None or not self.is_mounted:
             return
-        self.query_one("#player-1", PlayerCard).show(match, 0)
-        self.query_one("#player-2", PlayerCard).show(match, 1)
-        _show(self.query_one("#tally", Static), f"Draws    {match.draws}\nPlayed   {match.played}")
+        self.query_one("#player-1", PlayerCard).show(series, 0)
+        self.query_one("#player-2", PlayerCard).show(series, 1)
+        _show(
+            self.query_one("#tally", Static), f"Draws    {series.draws}\nPlayed   {series.played}"
+        )
 
     def on_mount(self) -> None:
-        self.watch_match(self.match)
+        self.watch_series(self.series)

@@ -7,7 +7,7 @@ from textual.widgets import Markdown
 
 from app.conftest import HOT_SEAT, Driver, Start
 from tictactoe.engine import Mark
-from tictactoe.match import FirstMove, Match
+from tictactoe.series import FirstMove, Series
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
@@ -20,7 +20,7 @@ async def test_the_first_match_opens_the_modal_for_player_one(start: Start) -> N
     async with start(**HOT_SEAT) as ui:
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert ui.top_text("#question") == "Ada, choose your mark"
-        assert ui.match.game is None
+        assert ui.series.match is None
         assert ui.marks() == (None,) * 9
         assert ui.status() == "Ada is choosing a mark…"
 
@@ -30,7 +30,7 @@ async def test_the_mark_buttons_can_be_clicked(start: Start) -> None:
         await ui.pilot.click("#o")
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, GameScreen)
-        assert ui.match.marks == (Mark.O, Mark.X)
+        assert ui.series.marks == (Mark.O, Mark.X)
         assert ui.card(0).startswith("▶ Ada | O")
 
 
@@ -48,7 +48,7 @@ async def test_enter_starts_the_next_match_chosen_by_the_other_player(start: Sta
         assert ui.tally() == "Draws 0 Played 1"
 
         await ui.press("x")
-        assert ui.match.marks == (Mark.O, Mark.X)
+        assert ui.series.marks == (Mark.O, Mark.X)
         assert ui.status() == "Bob (X) to move"
         assert ui.card(0).startswith("Ada | O | 1 win")
         assert ui.card(1).startswith("▶ Bob | X | 0 wins")
@@ -66,7 +66,7 @@ async def test_n_starts_the_next_match_and_the_chooser_alternates(start: Start) 
         await ui.press("n")
         assert ui.top_text("#question") == "Ada, choose your mark"
         assert ui.tally() == "Draws 0 Played 2"
-        assert ui.match.wins == (1, 1)
+        assert ui.series.wins == (1, 1)
 
 
 async def test_with_first_x_the_other_player_may_open(start: Start) -> None:
@@ -83,7 +83,7 @@ async def test_next_match_is_refused_while_a_game_is_in_progress(start: Start) -
         await ui.press("x", "5", "n")
         assert isinstance(ui.app.screen, GameScreen)
         assert ui.status() == "Finish this match first."
-        assert ui.match.chooser == 0 and ui.cell(4).mark is Mark.X
+        assert ui.series.chooser == 0 and ui.cell(4).mark is Mark.X
 
 
 @pytest.mark.parametrize("key", ["5", "u"])
@@ -95,7 +95,7 @@ async def test_a_key_for_the_board_while_the_modal_is_open_changes_nothing_and_s
         await ui.press(key)
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert "press X or O" in ui.top_text("#notice")
-        assert ui.match.game is None
+        assert ui.series.match is None
         assert ui.marks() == (None,) * 9
 
 
@@ -108,7 +108,7 @@ async def test_a_click_on_the_board_behind_the_modal_changes_nothing_and_says_wh
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert "press X or O" in ui.top_text("#notice")
-        assert ui.match.game is None
+        assert ui.series.match is None
 
 
 async def test_quit_with_q_from_the_modal_returns_the_match(start: Start) -> None:
@@ -117,7 +117,7 @@ async def test_quit_with_q_from_the_modal_returns_the_match(start: Start) -> Non
         await ui.pilot.pause()
         assert not ui.app.is_running
     result = ui.app.return_value
-    assert isinstance(result, Match)
+    assert isinstance(result, Series)
     assert [player.name for player in result.players] == ["Ada", "Bob"]
 
 
@@ -126,15 +126,15 @@ async def test_quit_with_the_modal_button_returns_the_match(start: Start) -> Non
         await ui.pilot.click("#quit")
         await ui.pilot.pause()
         assert not ui.app.is_running
-    assert isinstance(ui.app.return_value, Match)
+    assert isinstance(ui.app.return_value, Series)
 
 
 async def test_after_a_win_moves_are_refused_and_q_returns_the_score(start: Start) -> None:
     async with start(**HOT_SEAT) as ui:
         await ui.press("x", *ADA_WINS_TOP_ROW)
-        finished = ui.match
+        finished = ui.series
         await ui.press("1")
-        assert ui.match == finished
+        assert ui.series == finished
         assert ui.cell(6).mark is None
         assert "over" in ui.status()
 
@@ -142,7 +142,7 @@ async def test_after_a_win_moves_are_refused_and_q_returns_the_score(start: Star
         await ui.pilot.pause()
         assert not ui.app.is_running
     result = ui.app.return_value
-    assert isinstance(result, Match)
+    assert isinstance(result, Series)
     assert result.wins == (1, 0) and result.played == 1
 
 
@@ -153,7 +153,7 @@ async def test_ctrl_q_quits_from_anywhere(start: Start, before: tuple[str, ...])
         await ui.pilot.pause()
         assert not ui.app.is_running
     result = ui.app.return_value
-    assert isinstance(result, Match)
+    assert isinstance(result, Series)
     assert (result.game.moves if result.game else ()) == ((4,) if before else ())
 
 
@@ -171,7 +171,7 @@ async def test_help_opens_over_the_mark_modal_and_returns_to_it(start: Start) ->
         await ui.press("escape")
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         await ui.press("x")
-        assert ui.match.marks == (Mark.X, Mark.O)
+        assert ui.series.marks == (Mark.X, Mark.O)
 
 
 @pytest.mark.parametrize("key", ["question_mark", "f1"])
