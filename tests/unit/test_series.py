@@ -20,16 +20,18 @@ from hypothesis.stateful import (
     rule,
 )
 
-from tictactoe.ai import Level, choose_move
-from tictactoe.engine import GameState, IllegalMove, Mark
+from tictactoe.ai import Level
+from tictactoe.engine import GameState, Mark
 from tictactoe.series import (
     DEFAULT_NAMES,
+    CellTaken,
+    FinishedMatch,
     FirstMove,
-    Series,
-    SeriesError,
     NameClash,
     Phase,
     Player,
+    Series,
+    SeriesError,
     clean_name,
 )
 
@@ -132,7 +134,7 @@ def test_a_new_match_waits_for_player_1_to_choose() -> None:
     assert series.to_move is None
     assert series.winner is None
     assert (series.wins, series.draws, series.played) == ((0, 0), 0, 0)
-    with pytest.raises(SeriesError, match="no marks"):
+    with pytest.raises(SeriesError, match="No marks"):
         series.player_with(Mark.X)
 
 
@@ -190,7 +192,7 @@ def test_marks_cannot_be_chosen_twice() -> None:
 
 
 def test_playing_before_choosing_is_refused() -> None:
-    with pytest.raises(SeriesError, match="not chosen"):
+    with pytest.raises(SeriesError, match="Ada is choosing a mark"):
         Series.new("Ada", "Bob").play(4)
 
 
@@ -208,8 +210,9 @@ def test_a_move_passes_the_turn_to_the_other_player() -> None:
 
 def test_an_illegal_move_is_refused_and_changes_nothing() -> None:
     series = started(Series.new("Ada", "Bob")).play(4)
-    with pytest.raises(IllegalMove, match="is taken"):
+    with pytest.raises(CellTaken, match="centre cell is taken by X") as refusal:
         series.play(4)
+    assert (refusal.value.cell, refusal.value.holder) == (4, Mark.X)
     assert series.match is not None
     assert series.match.moves == (4,)
 
@@ -225,7 +228,9 @@ def test_a_win_is_scored_once_for_the_player_holding_the_mark() -> None:
     assert series.draws == 0
     assert series.played == 1
     assert series.to_move is None
-    assert series.history == (series.match,)
+    assert series.finished == (FinishedMatch(series.match, (Mark.O, Mark.X)),)
+    assert series.finished[0].winner == 0
+    assert series.finished[0].first_mover == 0
 
 
 def test_a_win_for_the_second_player() -> None:
@@ -243,7 +248,7 @@ def test_a_draw_is_scored_once() -> None:
 
 def test_a_finished_game_takes_no_more_moves() -> None:
     series = play_all(started(Series.new("Ada", "Bob")), X_WINS_TOP_ROW)
-    with pytest.raises(IllegalMove, match="the game is over"):
+    with pytest.raises(SeriesError, match="This match is over"):
         series.play(8)
 
 
@@ -260,9 +265,9 @@ def test_transitions_return_new_matches_and_leave_the_old_ones_alone() -> None:
 
 
 def test_next_match_before_the_end_is_refused() -> None:
-    with pytest.raises(SeriesError, match="not finished"):
+    with pytest.raises(SeriesError, match="Finish this match first"):
         Series.new("Ada", "Bob").next_match()
-    with pytest.raises(SeriesError, match="not finished"):
+    with pytest.raises(SeriesError, match="Finish this match first"):
         started(Series.new("Ada", "Bob")).play(4).next_match()
 
 
@@ -291,31 +296,86 @@ def test_undo_in_hot_seat_takes_back_one_move() -> None:
 def test_undo_with_nothing_to_take_back_is_refused() -> None:
     with pytest.raises(SeriesError, match="no move to take back"):
         started(Series.new("Ada", "Bob")).undo()
-    with pytest.raises(SeriesError, match="no game in progress"):
+    with pytest.raises(SeriesError, match="no match is in progress"):
         Series.new("Ada", "Bob").undo()
 
 
 def test_undo_once_the_game_has_ended_is_refused() -> None:
     won = play_all(started(Series.new("Ada", "Bob")), X_WINS_TOP_ROW)
-    with pytest.raises(SeriesError, match="the game is over"):
+    with pytest.raises(SeriesError, match="This match is over"):
         won.undo()
     drawn = play_all(started(Series.new("Ada", "Bob")), DRAW)
-    with pytest.raises(SeriesError, match="the game is over"):
+    with pytest.raises(SeriesError, match="This match is over"):
         drawn.undo()
 
 
 def against_the_computer(person_mark: Mark = Mark.X) -> Series:
-    return Series.new("Ada", Player("Computer", Level.HARD)).choose_mark(person_mark)
+    return Series.new("Ada", Player.computer(Level.HARD)).choose_mark(person_mark)
+
+
+def computer_moves(series: Series, seed: int = 0) -> Series:
+    step = series.computer_step(random.Random(seed))
+    assert step.cell is not None and step.mark is None
+    return step.series
+
+
+def test_a_person_may_not_move_for_the_computer() -> None:
+    series = against_the_computer().play(4)
+    assert series.awaits_computer
+    with pytest.raises(SeriesError, match="Wait: Computer is thinking"):
+        series.play(0)
+    with pytest.raises(SeriesError, match="Wait: Computer is thinking"):
+        series.hint()
+
+
+def test_the_computer_may_not_step_out_of_turn() -> None:
+    series = against_the_computer()
+    with pytest.raises(SeriesError, match="not the computer's turn"):
+        series.computer_step(random.Random(0))
+    with pytest.raises(SeriesError, match="not the computer's turn"):
+        Series.new("Ada", "Bob").computer_step(random.Random(0))
+
+
+def test_the_computer_chooses_its_own_mark_when_it_is_the_chooser() -> None:
+    series = Series.new("Ada", Player.computer(Level.EASY)).choose_mark(Mark.X)
+    while series.phase is Phase.PLAYING:
+        assert series.match is not None
+        if series.awaits_computer:
+            series = computer_moves(series)
+        else:
+            series = series.play(series.match.legal_moves()[0])
+    assert not series.awaits_computer  # the match is over
+    series = series.next_match()
+    assert series.chooser == 1 and series.awaits_computer
+    with pytest.raises(SeriesError, match="chooses its own mark"):
+        series.choose_mark(Mark.X)
+    step = series.computer_step(random.Random(3))
+    assert step.mark is not None and step.cell is None
+    assert step.series.marks == (step.mark.other, step.mark)
+
+
+def test_a_hint_needs_a_match_in_progress() -> None:
+    with pytest.raises(SeriesError, match="A hint has to wait: Ada is choosing a mark"):
+        Series.new("Ada", "Bob").hint()
+    won = play_all(started(Series.new("Ada", "Bob")), X_WINS_TOP_ROW)
+    with pytest.raises(SeriesError, match="A hint needs a match in progress"):
+        won.hint()
+    assert started(Series.new("Ada", "Bob")).hint().summary == "draw with best play"
+
+
+def test_confirm_plays_during_a_match_and_starts_the_next_once_it_is_over() -> None:
+    series = started(Series.new("Ada", "Bob"))
+    assert series.confirm(4) == series.play(4)
+    won = play_all(series, X_WINS_TOP_ROW)
+    assert won.confirm(4) == won.next_match()
 
 
 def test_undo_against_the_computer_takes_back_its_reply_and_your_move() -> None:
     series = against_the_computer()
     assert not series.awaits_computer
-    after_reply = series.play(4).play(0)
+    after_reply = computer_moves(series.play(4))
     assert not after_reply.awaits_computer
     assert after_reply.undo() == series
-    two_rounds = after_reply.play(8).play(2)
-    assert two_rounds.undo() == after_reply
 
 
 def test_undo_while_the_computer_is_thinking_takes_back_your_move() -> None:
@@ -326,200 +386,167 @@ def test_undo_while_the_computer_is_thinking_takes_back_your_move() -> None:
 
 def test_undo_of_the_computers_opening_alone_is_refused() -> None:
     # Ada chooses O and moves first by default; with --first x the computer opens.
-    series = Series.new("Ada", Player("Computer", Level.HARD), first_move=FirstMove.X)
+    series = Series.new("Ada", Player.computer(Level.HARD), first_move=FirstMove.X)
     series = series.choose_mark(Mark.O)
     assert series.awaits_computer
-    series = series.play(4)
+    series = computer_moves(series)
     with pytest.raises(SeriesError, match="no move to take back"):
         series.undo()
     # After Ada's reply and the computer's answer, undo goes back to the opening.
-    assert series.play(0).play(8).undo() == series
+    assert series.match is not None
+    cell = series.match.legal_moves()[0]
+    assert computer_moves(series.play(cell)).undo() == series
 
 
-# The state machine.
+@pytest.mark.parametrize("name", ["Computer", "Computer (hard)", "computer (HARD)"])
+def test_a_person_may_be_called_computer(name: str) -> None:
+    series = Series.new(name, Player.computer(Level.HARD))
+    assert series.players[0] == Player(name)
+    assert not series.players[0].is_computer
+    assert series.players[1].is_computer
+    hot_seat = Series.new(name, "Bob")
+    assert not any(player.is_computer for player in hot_seat.players)
+
+
+# The state machine: random intents, in bursts, against the core alone.
+
+Intent = tuple[str, int]
+"""What a person (or the computer's timer) asks for: a kind and, for moves, a cell."""
+
+INTENTS = st.one_of(
+    st.tuples(st.just("play"), st.integers(0, 8)),
+    st.tuples(st.just("confirm"), st.integers(0, 8)),
+    st.tuples(st.sampled_from(["undo", "hint", "next", "computer", "x", "o"]), st.just(0)),
+)
+
+
+def apply(series: Series, intent: Intent, rng: random.Random) -> Series:
+    """Apply one intent as the game screen does: a refusal leaves the series as it was."""
+    kind, cell = intent
+    try:
+        if kind == "play":
+            return series.play(cell)
+        if kind == "confirm":
+            return series.confirm(cell)
+        if kind == "undo":
+            return series.undo()
+        if kind == "hint":
+            series.hint()
+            return series
+        if kind == "next":
+            return series.next_match()
+        if kind == "computer":
+            return series.computer_step(rng).series
+        return series.choose_mark(Mark(kind.upper()), rng)
+    except SeriesError:
+        return series
 
 
 class SeriesMachine(RuleBasedStateMachine):
-    """Plays whole matches, with and without a computer, and keeps its own tally."""
+    """Throws random intents at a series, one at a time and in bursts, and keeps a tally.
+
+    Whatever arrives, in whatever order, the series never breaks a rule: a person
+    never moves for the computer, every finished match is scored exactly once, the
+    chooser alternates, and a refused intent changes nothing.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.series = Series.new()
+        self.rng = random.Random(0)
         self.finished = 0
         self.expected_wins = [0, 0]
         self.expected_draws = 0
-        self.games_started = 0
-        self.chosen: Mark | None = None
-        self.rng = random.Random(0)
+        self.matches_begun = 1
 
     @initialize(
         first_move=st.sampled_from(FirstMove),
-        computer=st.sampled_from([None, 0, 1]),
+        computer=st.sampled_from([None, 1]),
         level=st.sampled_from(Level),
+        seed=st.integers(0, 2**16),
     )
-    def start(self, first_move: FirstMove, computer: int | None, level: Level) -> None:
+    def start(self, first_move: FirstMove, computer: int | None, level: Level, seed: int) -> None:
         players: list[Player | str] = ["Ada", "Bob"]
         if computer is not None:
-            players[computer] = Player("Computer", level)
+            players[computer] = Player.computer(level)
         self.series = Series.new(players[0], players[1], first_move=first_move)
+        self.rng = random.Random(seed)
 
-    @property
-    def hot_seat(self) -> bool:
-        return not any(player.is_computer for player in self.series.players)
-
-    # Rules.
-
-    @precondition(lambda self: self.series.phase is Phase.CHOOSING)
-    @rule(mark=st.sampled_from(Mark), seed=st.integers(0, 2**16))
-    def choose_mark(self, mark: Mark, seed: int) -> None:
-        series = self.series.choose_mark(mark, rng=random.Random(seed))
-        assert series.marks is not None
-        assert series.marks[self.series.chooser] is mark
-        assert series.match is not None
-        if series.first_move is FirstMove.CHOOSER:
-            assert series.match.to_move is mark
-        elif series.first_move is FirstMove.X:
-            assert series.match.to_move is Mark.X
-        else:
-            expected = random.Random(seed).choice((Mark.X, Mark.O))
-            assert series.match.to_move is expected
-        self.series = series
-        self.games_started += 1
-        self.chosen = mark
-
-    @precondition(lambda self: self.series.phase is Phase.PLAYING)
-    @rule(data=st.data(), moves=st.integers(1, 4))
-    def play(self, data: st.DataObject, moves: int) -> None:
-        """Up to `moves` moves (fewer if the game ends): a person's cell, or the computer's."""
-        for _ in range(moves):
-            if self.series.phase is Phase.PLAYING:
-                self.play_one(data)
-
-    def play_one(self, data: st.DataObject) -> None:
-        game = self.series.series
-        assert game is not None
-        if self.series.awaits_computer:
-            level = self.series.players[self.series.to_move or 0].level
-            assert level is not None
-            cell = choose_move(game, level, self.rng)
-        else:
-            cell = data.draw(st.sampled_from(game.legal_moves()), label="cell")
-        mover = self.series.to_move
-        assert mover is not None
+    def step(self, intent: Intent) -> None:
         before = self.series
-        after = before.play(cell)
-        assert after.match == game.play(cell)
-        if after.phase is Phase.OVER:
+        after = apply(before, intent, self.rng)
+        kind, _ = intent
+        if after != before and kind in {"play", "confirm"} and before.phase is Phase.PLAYING:
+            assert before.to_move is not None
+            assert not before.players[before.to_move].is_computer, "a person moved for the computer"
+        if after.played > before.played:
+            assert after.played == before.played + 1
             self.finished += 1
-            if after.match is not None and after.match.winner is not None:
-                assert after.winner == mover
-                self.expected_wins[mover] += 1
-            else:
+            winner = after.winner
+            if winner is None:
                 self.expected_draws += 1
-        elif self.hot_seat:
-            assert after.undo() == before
+            else:
+                self.expected_wins[winner] += 1
+        if after.match is None and before.match is not None:
+            self.matches_begun += 1
         self.series = after
 
-    @precondition(lambda self: self.series.phase is Phase.PLAYING)
+    @rule(intent=INTENTS)
+    def one(self, intent: Intent) -> None:
+        self.step(intent)
+
+    @rule(burst=st.lists(INTENTS, min_size=2, max_size=30))
+    def burst(self, burst: list[Intent]) -> None:
+        for intent in burst:
+            self.step(intent)
+
+    @precondition(lambda self: self.series.awaits_computer)
     @rule()
-    def undo(self) -> None:
-        game = self.series.series
-        assert game is not None
-        people = [not player.is_computer for player in self.series.players]
-        first = game.to_move if len(game.moves) % 2 == 0 else game.to_move.other
-        movers = [self.series.player_with(first if n % 2 == 0 else first.other) for n in range(9)]
-        person_moves = [n for n, _ in enumerate(game.moves) if people[movers[n]]]
-        if not person_moves:
-            with pytest.raises(SeriesError, match="no move to take back"):
-                self.series.undo()
-            return
-        after = self.series.undo()
-        expected = GameState.new(first=first)
-        for cell in game.moves[: person_moves[-1]]:
-            expected = expected.play(cell)
-        assert after.match == expected
-        assert after == dataclasses.replace(self.series, game=expected)
-        if self.hot_seat:
-            assert after.match == game.undo()
-        self.series = after
-
-    @precondition(lambda self: self.series.phase is Phase.OVER)
-    @rule()
-    def refuse_undo_after_the_end(self) -> None:
-        with pytest.raises(SeriesError):
-            self.series.undo()
-
-    @precondition(lambda self: self.series.phase is Phase.OVER)
-    @rule()
-    def next_match(self) -> None:
-        self.series = self.series.next_match()
-
-    @precondition(lambda self: self.series.phase is not Phase.OVER)
-    @rule()
-    def refuse_next_match_before_the_end(self) -> None:
-        with pytest.raises(SeriesError, match="not finished"):
-            self.series.next_match()
-
-    @precondition(lambda self: self.series.phase is Phase.CHOOSING)
-    @rule(cell=st.integers(0, 8))
-    def refuse_play_before_choosing(self, cell: int) -> None:
-        with pytest.raises(SeriesError):
-            self.series.play(cell)
-
-    # Invariants.
+    def the_computer_takes_its_step(self) -> None:
+        self.step(("computer", 0))
 
     @invariant()
-    def each_finished_game_is_scored_once(self) -> None:
+    def each_finished_match_is_scored_once(self) -> None:
         series = self.series
         assert list(series.wins) == self.expected_wins
         assert series.draws == self.expected_draws
-        assert series.wins[0] + series.wins[1] + series.draws == self.finished
-        assert series.played == self.finished
-        assert len(series.history) == self.finished
-        assert all(game.is_over for game in series.history)
+        assert series.played == self.finished == len(series.finished)
+        assert all(done.match.is_over for done in series.finished)
 
     @invariant()
     def the_chooser_alternates_starting_with_player_1(self) -> None:
-        games_begun = self.games_started + (self.series.phase is Phase.CHOOSING)
-        assert self.series.chooser == (games_begun - 1) % 2
+        assert self.series.chooser == (self.matches_begun - 1) % 2
 
     @invariant()
-    def the_marks_differ(self) -> None:
-        marks = self.series.marks
-        if marks is None:
-            assert self.series.phase is Phase.CHOOSING
-        else:
-            assert marks[0] is marks[1].other
-            assert marks[self.series.chooser] is self.chosen
-
-    @invariant()
-    def the_phase_matches_the_game(self) -> None:
+    def the_phase_matches_the_match(self) -> None:
         series = self.series
-        game = series.match
-        if game is None:
+        match = series.match
+        if match is None:
             assert series.phase is Phase.CHOOSING
-            assert series.to_move is None
-            assert not series.awaits_computer
-        elif game.is_over:
-            assert series.phase is Phase.OVER
-            assert series.to_move is None
-            assert not series.awaits_computer
-            if game.winner is None:
-                assert series.winner is None
-            else:
-                assert series.winner == series.player_with(game.winner)
-                assert series.history[-1] == game
+            assert series.marks is None and series.to_move is None
+            assert series.actor == series.chooser
         else:
-            assert series.phase is Phase.PLAYING
-            assert series.to_move == series.player_with(game.to_move)
-            assert series.winner is None
-            assert series.awaits_computer == series.players[series.to_move].is_computer
+            assert series.marks is not None and series.marks[0] is series.marks[1].other
+            if match.is_over:
+                assert series.phase is Phase.OVER
+                assert series.to_move is None and series.actor is None
+                assert not series.awaits_computer
+                assert series.finished[-1].match == match
+            else:
+                assert series.phase is Phase.PLAYING
+                assert series.to_move == series.player_with(match.to_move)
+                assert series.actor == series.to_move
+        actor = series.actor
+        assert series.awaits_computer == (actor is not None and series.players[actor].is_computer)
 
     @invariant()
-    def the_names_never_change(self) -> None:
-        names = [player.name for player in self.series.players]
-        assert names in (["Ada", "Bob"], ["Computer", "Bob"], ["Ada", "Computer"])
+    def the_history_is_the_match(self) -> None:
+        series = self.series
+        moves = tuple(cell for _, _, cell in series.history())
+        assert moves == (series.match.moves if series.match else ())
+        for player, mark, _ in series.history():
+            assert series.marks is not None and series.marks[player] is mark
 
 
-SeriesMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
-TestMatchMachine = SeriesMachine.TestCase
+SeriesMachine.TestCase.settings = settings(max_examples=200, stateful_step_count=40, deadline=None)
+TestSeriesMachine = SeriesMachine.TestCase
