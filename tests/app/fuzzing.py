@@ -543,7 +543,7 @@ class _Run:
 
     def check_board(self, app: TicTacToeApp, game: GameScreen, match: Series) -> None:
         board = game.board
-        state = match.game
+        state = match.match
         expected: tuple[Mark | None, ...] = state.board if state else (None,) * 9
         if board.game != state:
             raise self.fail(f"the board shows {board.game!r}, the match holds {state!r}")
@@ -639,7 +639,7 @@ class _Run:
                 f"{len(match.history)}, the app heard {heard} MatchFinished, "
                 f"{self.finished_seen} games were seen finishing"
             )
-        if over and match.history[-1] != match.game:
+        if over and match.history[-1] != match.match:
             raise self.fail("the finished game is not the last of the match's history")
         names = [stats_name(player) for player in match.players]
         stats = app.stats.stats

@@ -170,7 +170,7 @@ async def test_undo_and_hint_are_refused_with_a_message_when_they_cannot_help(
         finished = ui.series
         assert finished.winner == 0
         await ui.press("ctrl+z")
-        assert status(ui) == "The game is over: moves can no longer be taken back."
+        assert status(ui) == "This match is over: its moves can no longer be taken back."
         assert ui.series == finished
         ui.assert_board_matches_match()
         assert ui.cells_with("-win") == {0, 1, 2}
@@ -193,7 +193,7 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
         await play(ui, 4)
         assert status(ui) == "Computer is thinking…"
         await ui.press("h")
-        assert status(ui) == "Wait for the computer's move."
+        assert status(ui) == "Wait: Computer is thinking…"
         assert ui.cells_with("-hint") == set()
 
         await ui.press("u")

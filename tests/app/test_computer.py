@@ -110,13 +110,18 @@ async def test_the_computer_chooses_its_own_mark_in_the_second_match(start: Star
     async with start(player1="Ada", level=Level.HARD) as ui:
         await ui.press("x")
         await play_script(ui, [0, 8, 2, 6, 4, 1, 3, 5, 7])
-        ui.game.computer_delay = 5  # hold its first move, to see what it announces
+        ui.game.computer_delay = 0.5  # its choice and its move each after a visible pause
 
         await ui.press("n")
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, GameScreen)
         assert not any(isinstance(screen, MarkChoiceScreen) for screen in ui.app.screen_stack)
         assert ui.series.chooser == 1
+        assert ui.status() == "Computer is choosing a mark…"
+        await ui.press("5")
+        assert " ".join(ui.status().split()) == "Moving has to wait: Computer is choosing a mark."
+        while ui.series.marks is None:
+            await ui.pilot.pause(0.02)
         assert ui.series.marks is not None
         computer_mark = ui.series.marks[1]
         assert ui.status() == f"Computer chose {computer_mark}."

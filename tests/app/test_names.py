@@ -17,7 +17,7 @@ from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.series import Series, clean_name
-from tictactoe.names import NAME_WIDTH, short
+from tictactoe.names import MAX_NAME_LENGTH, NAME_WIDTH, short
 from tictactoe.widgets.scoreboard import PlayerCard
 
 TRICKY = [
@@ -64,10 +64,13 @@ def test_a_cleaned_name_keeps_every_visible_character_and_no_control(raw: str) -
     assert name and name == name.strip()
     assert not any(is_control(char) for char in name)
     assert clean_name(name, "Player 1") == name
-    visible = [char for char in raw if not is_control(char) and not char.isspace()]
-    assert [char for char in name if not char.isspace()] == visible[: len(visible)] or (
-        not visible and name == "Player 1"
-    )
+    text = unicodedata.normalize("NFC", raw)
+    visible = [char for char in text if not is_control(char) and not char.isspace()]
+    kept = [char for char in name if not char.isspace()]
+    assert len(name) <= MAX_NAME_LENGTH
+    assert kept == visible[: len(kept)] or (not visible and name == "Player 1")
+    if len(name) < MAX_NAME_LENGTH - 1:  # not cut short: every visible character is there
+        assert kept == visible or (not visible and name == "Player 1")
 
 
 @given(names.map(lambda raw: clean_name(raw, "Player 1")))
@@ -133,14 +136,14 @@ def running_app() -> Iterator[AppInOneTask]:
 async def show(app: TicTacToeApp, pilot: Pilot[object], raw: str) -> tuple[str, str, str, int]:
     """Put a player called `raw` on the game screen: its name, card line, status, card width."""
     other = "Bob" if clean_name(raw, "Player 1").casefold() != "bob" else "Eve"
-    match = Series.new(raw, other).choose_mark(Mark.X)
+    series = Series.new(raw, other).choose_mark(Mark.X)
     game = app.game_screen
     assert game is not None
-    game.match = match
+    game.series = series
     await pilot.pause()
     card = game.scoreboard.query_one("#player-1", PlayerCard)
     status = game.query_one("#status")
-    return match.players[0].name, inside(card)[0].strip(), painted(status), card.content_size.width
+    return series.players[0].name, inside(card)[0].strip(), painted(status), card.content_size.width
 
 
 @given(raw=names)

@@ -85,14 +85,16 @@ async def test_computer_hard_chosen_with_clicks(start: Start) -> None:
         assert ui.series.players[1].name == "Computer"
 
 
-async def test_naming_yourself_computer_against_the_computer_is_refused(start: Start) -> None:
+async def test_a_person_may_be_called_computer_against_the_computer(start: Start) -> None:
     async with start() as ui:
         await ui.click("#vs-easy")
         await ui.click("#name-1")
         await ui.press(*"Computer", "enter")
         await ui.pilot.pause()
-        assert isinstance(ui.app.screen, NewGameScreen)
-        assert "must differ" in error_text(ui)
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        person, computer = ui.series.players
+        assert (person.name, person.is_computer) == ("Computer", False)
+        assert (computer.name, computer.level) == ("Computer", Level.EASY)
 
 
 def test_equal_names_on_the_command_line_exit_with_status_2(

@@ -154,7 +154,7 @@ async def test_ctrl_q_quits_from_anywhere(start: Start, before: tuple[str, ...])
         assert not ui.app.is_running
     result = ui.app.return_value
     assert isinstance(result, Series)
-    assert (result.game.moves if result.game else ()) == ((4,) if before else ())
+    assert (result.match.moves if result.match else ()) == ((4,) if before else ())
 
 
 async def assert_help_is_open(ui: Driver) -> None:
