@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -118,8 +117,6 @@ def final_score(series: Series) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     from tictactoe.app import TicTacToeApp  # imported late: --help and --version stay instant
-
-    gc.freeze()  # the modules just imported live as long as the process: no GC pass needs them
 
     app = TicTacToeApp(config)
     series = app.run()

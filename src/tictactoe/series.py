@@ -157,11 +157,11 @@ class Series:
         """A series with no match played; names are cleaned, and two people's must differ."""
         players = (_as_player(player1, 0), _as_player(player2, 1))
         first, second = players
-        if not first.is_computer and not second.is_computer:
-            if name_key(first.name) == name_key(second.name):
-                raise NameClash(
-                    f"The two names must differ: {first.name!r} and {second.name!r} look the same."
-                )
+        people = not first.is_computer and not second.is_computer
+        if people and name_key(first.name) == name_key(second.name):
+            raise NameClash(
+                f"The two names must differ: {first.name!r} and {second.name!r} look the same."
+            )
         return cls(players=players, first_move=FirstMove(first_move))
 
     # What the scoreboard reads.

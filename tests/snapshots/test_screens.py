@@ -99,6 +99,13 @@ def test_mark_choice(snap_compare: Any) -> None:
     assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=pressing())
 
 
+def test_the_cursor_looks_inactive_under_a_dialog(snap_compare: Any) -> None:
+    """Ada's last move was the top-left square, where the cursor stays; under the dialog
+    for the next match it is drawn like any other square, since keys don't reach the board."""
+    run_before = pressing("x", "8", "4", "9", "5", "7", "n")
+    assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=run_before)
+
+
 def test_mark_choice_reminds_after_a_stray_digit(snap_compare: Any) -> None:
     """A digit meant for the board earns the reminder to press X or O."""
     assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=pressing("5"))

@@ -144,6 +144,13 @@ class GameScreen(Screen[None]):
         if series.played > old.played:
             self.post_message(self.MatchFinished(series))
 
+    def on_screen_suspend(self) -> None:
+        """A dialog or the help is on top: keys no longer reach the board, and it shows."""
+        self.board.add_class("-inactive")
+
+    def on_screen_resume(self) -> None:
+        self.board.remove_class("-inactive")
+
     def watch_key_layout(self, layout: KeyLayout) -> None:
         self.board.key_layout = layout
 

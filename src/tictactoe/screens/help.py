@@ -27,6 +27,6 @@ class HelpScreen(InfoScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help"):
+        with VerticalScroll(id="help", classes="dialog"):
             yield Markdown(HELP_TEXT.read_text(encoding="utf-8"))
         yield TooSmall()

@@ -88,7 +88,7 @@ class NewGameScreen(Screen[Series]):
         """The first-move rule the series will use."""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="new-game"):
+        with Vertical(id="new-game", classes="dialog"):
             yield Static("Tic-tac-toe", id="new-title")
             yield Static("Three in a row wins. Who is playing?", id="new-subtitle")
             with Horizontal(classes="field"):

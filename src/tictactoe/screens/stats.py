@@ -33,7 +33,7 @@ class StatsScreen(InfoScreen):
         """Where they are kept, in words."""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="stats"):
+        with Vertical(id="stats", classes="dialog"):
             yield Static("Lifetime statistics", id="stats-title")
             yield DataTable(id="stats-table", cursor_type="row", zebra_stripes=True)
             yield Static(self.where, id="stats-where", markup=False)

@@ -83,6 +83,22 @@ class Board(Widget, can_focus=True):
     hears `CellChosen` for a click, and sets `match` and `cursor` to whatever comes of it.
     """
 
+    DEFAULT_CSS = """
+    Board {
+        layout: grid;
+        grid-size: 3 3;
+        grid-gutter: 0 1;
+        width: 47;
+        max-width: 100%;
+        height: 1fr;
+        max-height: 21;
+    }
+
+    Board:focus-within {
+        background-tint: transparent;
+    }
+    """
+
     match: var[GameState | None] = var(None)
     """The match on show; None before the marks are chosen."""
     cursor: var[int] = var(4)

@@ -27,6 +27,22 @@ class MoveHistory(Widget):
     first line says how many earlier ones are hidden.
     """
 
+    DEFAULT_CSS = """
+    MoveHistory {
+        height: 1fr;
+        min-height: 3;
+        margin-top: 1;
+        padding: 0 1;
+        border: round $panel-lighten-2;
+        border-title-color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        &.-empty {
+            color: $text-muted;
+        }
+    }
+    """
+
     series: reactive[Series | None] = reactive(None, always_update=True)
     """The series whose current match is listed."""
 

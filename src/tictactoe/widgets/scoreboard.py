@@ -21,6 +21,26 @@ class PlayerCard(Static):
     A single widget drawing two styled lines: restyling it on every turn is cheap.
     """
 
+    DEFAULT_CSS = """
+    PlayerCard {
+        height: 4;
+        padding: 0 1;
+        margin-bottom: 1;
+        border: round $panel-lighten-2;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+
+        &.-to-move {
+            border: heavy $secondary;
+            background: $secondary 15%;
+        }
+        &.-winner {
+            border: double $success;
+            background: $success 15%;
+        }
+    }
+    """
+
     def show(self, series: Series, index: int) -> None:
         """Show player `index` of `series`."""
         player = series.players[index]
@@ -53,6 +73,23 @@ def _show(label: Static, text: str) -> None:
 
 class Scoreboard(Vertical):
     """Renders a `Series`; it never changes one."""
+
+    DEFAULT_CSS = """
+    Scoreboard {
+        height: auto;
+
+        .title {
+            text-style: bold;
+            color: $text-muted;
+            margin-bottom: 1;
+        }
+        #tally {
+            height: 2;
+            margin-top: 1;
+            color: $text-muted;
+        }
+    }
+    """
 
     series: var[Series | None] = var(None, always_update=True)
     """The series on show."""

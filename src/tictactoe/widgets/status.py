@@ -31,6 +31,21 @@ def describe(series: Series) -> str:
 class StatusLine(Static):
     """Two fixed lines: a notice about the last input when there is one, else `describe`."""
 
+    DEFAULT_CSS = """
+    StatusLine {
+        width: 47;
+        max-width: 100%;
+        height: 2;
+        margin-top: 1;
+        text-align: center;
+        color: $text;
+        text-style: bold;
+        &.-notice {
+            color: $text-warning;
+        }
+    }
+    """
+
     def show(self, series: Series, notice: str) -> None:
         """Show `notice`, or the state of `series` when there is none."""
         text = Content(notice or describe(series))

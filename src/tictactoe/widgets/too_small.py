@@ -19,5 +19,11 @@ class TooSmall(Static):
     (see app.tcss), so the game underneath stays intact and returns as it was.
     """
 
+    DEFAULT_CSS = """
+    TooSmall {
+        display: none;
+    }
+    """
+
     def __init__(self) -> None:
         super().__init__(f"Enlarge the terminal to {MIN_WIDTH}×{MIN_HEIGHT}", markup=False)
