@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final
 
 import pytest
+from textual import events
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -21,8 +22,8 @@ from textual.widget import Widget
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.series import Series
 from tictactoe.screens.game import GameScreen
+from tictactoe.series import Series
 from tictactoe.widgets.board import Cell, mark_art
 
 SIZE: Final = (100, 32)
@@ -30,6 +31,10 @@ SIZE: Final = (100, 32)
 
 HOT_SEAT: Final[dict[str, Any]] = {"player1": "Ada", "player2": "Bob"}
 """Names that skip the new-game screen and go straight to the mark modal."""
+
+
+_CHARACTERS: Final = {"space": " ", "question_mark": "?", "enter": "\r", "tab": "\t"}
+"""The character a terminal sends with keys whose names are not the character itself."""
 
 
 def painted(widget: Widget) -> str:
@@ -66,6 +71,16 @@ class Driver:
     async def press(self, *keys: str) -> None:
         """Press keys one by one; Pilot waits for each to be handled and any screen switch."""
         await self.pilot.press(*keys)
+
+    async def burst(self, *keys: str) -> None:
+        """Send `keys` the way a terminal delivers type-ahead: all queued at once, no pause
+        between them; then let the app handle them."""
+        for key in keys:
+            self.app.post_message(
+                events.Key(key, _CHARACTERS.get(key, key if len(key) == 1 else None))
+            )
+        for _ in range(3):
+            await self.pilot.pause()
 
     async def click(self, selector: str) -> None:
         await self.pilot.click(selector)

@@ -46,15 +46,15 @@ from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.series import Series, Phase
 from tictactoe.screens.game import GameScreen
-from tictactoe.widgets.status import describe
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.stats import StatsScreen
+from tictactoe.series import Phase, Series
 from tictactoe.stats import stats_name
 from tictactoe.widgets.board import Cell, mark_art
 from tictactoe.widgets.history import MoveHistory, history_lines
+from tictactoe.widgets.status import describe
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 __all__ = ["CONFIGS", "REPORTS", "FuzzFailure", "FuzzReport", "fuzz"]

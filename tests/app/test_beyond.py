@@ -18,9 +18,9 @@ from app.conftest import HOT_SEAT, Driver, Start, painted, wait_for_the_computer
 from tictactoe.ai import Level, analyse
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.series import FirstMove
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.stats import StatsScreen
+from tictactoe.series import FirstMove
 from tictactoe.widgets.history import MoveHistory
 
 ADA_WINS = (0, 3, 1, 4, 2)

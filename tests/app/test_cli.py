@@ -14,7 +14,7 @@ from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.series import FirstMove, Series, NameClash, Player
+from tictactoe.series import FirstMove, NameClash, Player, Series
 
 
 def exit_code(argv: list[str]) -> int | str | None:

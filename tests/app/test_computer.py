@@ -8,9 +8,9 @@ from app.conftest import Driver, Start, wait_for_the_computer
 from tictactoe.ai import CORNERS, Level
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.series import FirstMove
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.series import FirstMove
 
 NUMPAD = KeyLayout.NUMPAD
 

@@ -16,8 +16,8 @@ from app.conftest import inside, painted
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.series import Series, clean_name
 from tictactoe.names import MAX_NAME_LENGTH, NAME_WIDTH, short
+from tictactoe.series import Series, clean_name
 from tictactoe.widgets.scoreboard import PlayerCard
 
 TRICKY = [

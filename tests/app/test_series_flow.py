@@ -7,10 +7,10 @@ from textual.widgets import Markdown
 
 from app.conftest import HOT_SEAT, Driver, Start
 from tictactoe.engine import Mark
-from tictactoe.series import FirstMove, Series
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.series import FirstMove, Series
 
 ADA_WINS_TOP_ROW = ("7", "4", "8", "5", "9")
 """Keypad digits: the first mover takes the top row while the other wastes the middle."""

@@ -1,0 +1,127 @@
+"""Keys that arrive together (type-ahead, a held key, a burst over SSH) act in the order typed.
+
+Each test sends its keys with `Driver.burst`: every key is on the app's queue before the
+first is handled, exactly as a terminal delivers them, with no pause in between.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.conftest import HOT_SEAT, Driver, Start
+from tictactoe.ai import Level
+from tictactoe.cli import final_score
+from tictactoe.series import Series
+from tictactoe.widgets.history import history_lines
+
+
+def history(ui: Driver) -> list[str]:
+    return history_lines(ui.series)
+
+
+def status(ui: Driver) -> str:
+    return " ".join(ui.status().split())
+
+
+async def test_a_move_an_undo_and_a_move_in_one_burst(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.burst("x", "7", "u", "8")
+        assert history(ui) == ["1. Ada X top"]
+        ui.assert_board_matches_match()
+
+
+async def test_the_winning_move_and_quit_in_one_burst_keep_the_win(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.burst("x", "7", "4", "8", "5")
+        await ui.burst("9", "q")
+        assert not ui.app.is_running
+    result = ui.app.return_value
+    assert isinstance(result, Series)
+    assert (result.wins, result.draws, result.played) == ((1, 0), 0, 1)
+    assert [line.split() for line in final_score(result).splitlines()[1:3]] == [
+        ["Ada", "1"],
+        ["Bob", "0"],
+    ]
+
+
+async def test_hundreds_of_moves_hints_and_undos_against_the_thinking_computer(
+    start: Start,
+) -> None:
+    async with start(player1="Ada", level=Level.HARD, computer_delay=5) as ui:
+        await ui.burst("x", *["5"] * 200, *["h"] * 200, *["u"] * 200)
+        assert ui.series.match is not None and ui.series.match.moves == ()
+        assert ui.marks() == (None,) * 9
+        assert history(ui) == []
+        assert status(ui) == "There is no move to take back."
+        assert not ui.series.awaits_computer
+
+
+async def test_a_burst_during_the_computers_pause_is_refused_then_undone_in_order(
+    start: Start,
+) -> None:
+    async with start(player1="Ada", level=Level.HARD, computer_delay=5) as ui:
+        await ui.burst("x", "5", "1")
+        assert history(ui) == ["1. Ada X centre"]
+        assert status(ui) == "Wait: Computer is thinking…"
+        await ui.burst("1", "u", "3", "h")
+        assert history(ui) == ["1. Ada X bottom-right"]
+        assert status(ui) == "Wait: Computer is thinking…"
+        assert ui.series.awaits_computer
+
+
+async def test_typing_ahead_of_the_computers_reply_waits_for_nothing(start: Start) -> None:
+    """With no pause at all the reply comes between the keys, and the next key plays on."""
+    async with start(player1="Ada", level=Level.EASY, computer_delay=0) as ui:
+        await ui.burst("x", "5")
+        for _ in range(10):
+            if not ui.series.awaits_computer:
+                break
+            await ui.pilot.pause()
+        assert [line.split()[1] for line in history(ui)] == ["Ada", "Computer"]
+
+
+async def test_names_typed_ahead_across_both_fields_and_into_the_game(start: Start) -> None:
+    async with start() as ui:
+        await ui.burst("ctrl+u", "A", "d", "a", "tab", "ctrl+u", "B", "o", "b")
+        fields = [field.value for field in ui.app.screen.query("Input").results()]
+        assert fields == ["Ada", "Bob"]
+        await ui.burst("enter", "x", "5")
+        assert [player.name for player in ui.series.players] == ["Ada", "Bob"]
+        assert history(ui) == ["1. Ada X centre"]
+
+
+async def test_keys_while_the_terminal_is_too_small_change_nothing(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.burst("x", "5")
+        before = ui.series
+        await ui.pilot.resize_terminal(40, 12)
+        await ui.pilot.pause()
+        await ui.burst("1", "u", "h", "n", "enter", "left")
+        await ui.pilot.resize_terminal(100, 32)
+        await ui.pilot.pause()
+        assert ui.series == before
+        assert ui.game.board.cursor == 4
+        assert status(ui) == "Bob (O) to move"
+
+
+async def test_a_person_called_computer_hard_plays_the_hard_computer_to_the_end(
+    start: Start, tmp_path: Path
+) -> None:
+    record = tmp_path / "stats.json"
+    async with start(
+        player1="Computer (hard)", level=Level.HARD, save=True, stats_file=record
+    ) as ui:
+        await ui.burst("x")
+        while ui.series.played == 0:
+            match = ui.series.match
+            assert match is not None
+            if not ui.series.awaits_computer:
+                await ui.burst(ui.game.key_layout.key_for(match.legal_moves()[0]))
+            else:
+                await ui.pilot.pause()
+        await ui.burst("q")
+    result = ui.app.return_value
+    assert isinstance(result, Series) and result.played == 1
+    person, computer = result.players
+    assert not person.is_computer and computer.level is Level.HARD
+    assert "Computer (hard)" in final_score(result)
