@@ -15,7 +15,15 @@ from typing import Final
 
 from tictactoe.engine import GameState, IllegalMove, Mark, free_cells, has_line
 
-__all__ = ["Analysis", "Level", "analyse", "choose_mark", "choose_move", "move_values"]
+__all__ = [
+    "Analysis",
+    "Level",
+    "analyse",
+    "candidate_moves",
+    "choose_mark",
+    "choose_move",
+    "move_values",
+]
 
 
 class Level(StrEnum):
@@ -89,11 +97,10 @@ class Analysis:
 
 def analyse(state: GameState) -> Analysis:
     """The best moves of `state` and where best play leads."""
-    mine, theirs = state.sides
-    value = _value(mine, theirs)
-    empties = len(free_cells(mine | theirs))
     if state.is_over:
         return Analysis((), state.winner, 0)
+    value = _value(*state.sides)
+    empties = len(state.legal_moves())
     values = move_values(state)
     best = tuple(cell for cell, score in values.items() if score == value)
     if value > 0:
