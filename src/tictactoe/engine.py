@@ -127,8 +127,9 @@ class GameState:
     _theirs: int
     """The cells of the other mark, which moved last: only they can hold a line."""
     _to_move: Mark
+    """The mark that plays next."""
     _waiting: Mark
-    """The other mark."""
+    """The other mark, kept so that `play` passes the turn by swapping the two."""
     _parent: GameState | None
     """The state before the last move; None on the empty board."""
     _last: int
@@ -140,6 +141,7 @@ class GameState:
     search asks it at every node."""
 
     def __new__(cls, *args: object, **kwargs: object) -> GameState:
+        """Refused: a state made any other way would have no fields."""
         raise TypeError("start a game with GameState.new()")
 
     @classmethod
