@@ -1,8 +1,9 @@
 """The computer player: three strengths, and the perfect-play solver behind hints.
 
 Pure functions of a `GameState`; randomness comes in through an `rng` argument.
-The solver works on bit masks with a memo filled lazily, so the first question
-costs a few milliseconds and every later one is a dictionary look-up.
+The solver works on the engine's bit masks (`GameState.sides`, `has_line`,
+`free_cells`) with a memo filled lazily, so the first question costs a few
+milliseconds and every later one is a dictionary look-up.
 """
 
 from __future__ import annotations
@@ -12,9 +13,17 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from tictactoe.engine import FREE_CELLS, FULL, HAS_LINE, GameState, IllegalMove, Mark
+from tictactoe.engine import GameState, IllegalMove, Mark, free_cells, has_line
 
-__all__ = ["Analysis", "Level", "analyse", "choose_mark", "choose_move", "move_values"]
+__all__ = [
+    "Analysis",
+    "Level",
+    "analyse",
+    "candidate_moves",
+    "choose_mark",
+    "choose_move",
+    "move_values",
+]
 
 
 class Level(StrEnum):
@@ -30,9 +39,6 @@ class Level(StrEnum):
 
 CORNERS: Final = (0, 2, 6, 8)
 CENTRE: Final = 4
-SIDES: Final = (1, 3, 5, 7)
-
-_BIT: Final = tuple(1 << cell for cell in range(9))
 
 _values: dict[int, int] = {}
 """Memo of `_value`, keyed by `mine << 9 | theirs`."""
@@ -49,31 +55,25 @@ def _value(mine: int, theirs: int) -> int:
     known = _values.get(key)
     if known is not None:
         return known
-    occupied = mine | theirs
-    if HAS_LINE[theirs]:
-        best = -len(FREE_CELLS[occupied]) - 1
-    elif occupied == FULL:
+    free = free_cells(mine | theirs)
+    if has_line(theirs):
+        best = -len(free) - 1
+    elif not free:
         best = 0
     else:
         best = -10
-        for cell in FREE_CELLS[occupied]:
-            score = -_value(theirs, mine | _BIT[cell])
+        for cell in free:
+            score = -_value(theirs, mine | 1 << cell)
             if score > best:
                 best = score
     _values[key] = best
     return best
 
 
-def _sides(state: GameState) -> tuple[int, int]:
-    """The masks of (the side to move, the other side)."""
-    x, o = state.masks
-    return (x, o) if state.to_move is Mark.X else (o, x)
-
-
 def move_values(state: GameState) -> dict[int, int]:
     """Each legal move's value for the side to move (see `_value` for the scale)."""
-    mine, theirs = _sides(state)
-    return {cell: -_value(theirs, mine | _BIT[cell]) for cell in state.legal_moves()}
+    mine, theirs = state.sides
+    return {cell: -_value(theirs, mine | 1 << cell) for cell in state.legal_moves()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +97,10 @@ class Analysis:
 
 def analyse(state: GameState) -> Analysis:
     """The best moves of `state` and where best play leads."""
-    mine, theirs = _sides(state)
-    value = _value(mine, theirs)
-    empties = len(FREE_CELLS[mine | theirs])
     if state.is_over:
         return Analysis((), state.winner, 0)
+    value = _value(*state.sides)
+    empties = len(state.legal_moves())
     values = move_values(state)
     best = tuple(cell for cell, score in values.items() if score == value)
     if value > 0:
@@ -112,11 +111,11 @@ def analyse(state: GameState) -> Analysis:
 
 
 def _medium_candidates(state: GameState) -> tuple[int, ...]:
-    mine, theirs = _sides(state)
+    mine, theirs = state.sides
     free = state.legal_moves()
     for rule in (
-        tuple(cell for cell in free if HAS_LINE[mine | _BIT[cell]]),
-        tuple(cell for cell in free if HAS_LINE[theirs | _BIT[cell]]),
+        tuple(cell for cell in free if has_line(mine | 1 << cell)),
+        tuple(cell for cell in free if has_line(theirs | 1 << cell)),
         tuple(cell for cell in free if cell in CORNERS),
         tuple(cell for cell in free if cell == CENTRE),
     ):

@@ -1,20 +1,29 @@
 """The rules of one game of tic-tac-toe, as pure immutable values.
 
-A `GameState` never changes: `play` and `undo` return new states. Internally the
-board is two 9-bit masks (one per mark) and every question the rules ask (is there
-a line? which cells are free?) is answered from tables built once at import, so a
-full walk of the game tree through this public API is fast despite immutability.
+A `GameState` never changes: `play` and `undo` return new states. Inside, the board is
+two 9-bit masks (bit n is cell n): the cells of the mark to move and those of the other
+mark. The two questions every move asks (does this mark have a line? which cells are
+free?) are answered from two small tables built at import, so that walking the whole
+game tree through this public API is fast despite a new object per move.
+
+Solvers that want to search on masks themselves ask the same questions through
+`GameState.sides`, `has_line` and `free_cells`; the tables stay private.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
-from itertools import repeat
-from operator import itemgetter
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-__all__ = ["CELL_NAMES", "LINES", "GameState", "IllegalMove", "Mark"]
+__all__ = [
+    "CELL_NAMES",
+    "LINES",
+    "GameState",
+    "IllegalMove",
+    "Mark",
+    "free_cells",
+    "has_line",
+]
 
 
 class Mark(StrEnum):
@@ -26,10 +35,7 @@ class Mark(StrEnum):
     @property
     def other(self) -> Mark:
         """The opponent's mark."""
-        return _OTHER[self]
-
-
-_OTHER: Final = {Mark.X: Mark.O, Mark.O: Mark.X}
+        return Mark.O if self is Mark.X else Mark.X
 
 
 class IllegalMove(ValueError):
@@ -61,115 +67,101 @@ CELL_NAMES: Final[tuple[str, ...]] = (
 )
 """How a person names each cell, by index."""
 
-FULL: Final = 0b111111111
-"""The mask of a full board."""
+_MASKS: Final = range(1 << 9)
+"""Every 9-bit mask of cells, from the empty board to the full one."""
 
 _LINE_MASKS: Final = tuple(sum(1 << cell for cell in line) for line in LINES)
+"""Each of `LINES` as a mask."""
 
 
-def _line_in(mask: int) -> tuple[int, int, int] | None:
-    for line, line_mask in zip(LINES, _LINE_MASKS, strict=True):
-        if mask & line_mask == line_mask:
-            return line
-    return None
+def _lines_in(cells: int) -> tuple[tuple[int, int, int], ...]:
+    """The complete lines in the mask `cells`, in the order of `LINES`."""
+    return tuple(
+        line for line, mask in zip(LINES, _LINE_MASKS, strict=True) if cells & mask == mask
+    )
 
 
-LINE_IN: Final[tuple[tuple[int, int, int] | None, ...]] = tuple(
-    _line_in(mask) for mask in range(FULL + 1)
-)
-"""For each 9-bit mask of one mark's cells, the first complete line in it, or None."""
-
-HAS_LINE: Final[tuple[bool, ...]] = tuple(line is not None for line in LINE_IN)
-"""For each 9-bit mask, whether it holds a complete line."""
-
-FREE_CELLS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(cell for cell in range(9) if not occupied >> cell & 1) for occupied in range(FULL + 1)
-)
-"""For each mask of occupied cells, the free cells in ascending order."""
-
-WIN_CELLS: Final[tuple[frozenset[int], ...]] = tuple(
-    frozenset(cell for line in LINES if all(mask >> c & 1 for c in line) for cell in line)
-    for mask in range(FULL + 1)
-)
-"""For each 9-bit mask, every cell on a complete line in it (a move can finish two lines)."""
-
-# `play` and `legal_moves` run at every node of a search, so each state carries what
-# they need ready-made, shared by every state with the same occupied cells:
-# - a C-level callable that returns the precomputed tuple of free cells;
-# - a dict from each free cell to what taking it makes: (its bit, the next dict,
-#   the next callable, whether the board is then full).
-_Step = tuple[int, "dict[int, _Step]", Callable[[], tuple[int, ...]], bool]
-_LEGAL: Final = tuple(repeat(cells).__next__ for cells in FREE_CELLS)
-_NO_MOVES: Final = repeat(()).__next__
-_STEPS: Final[list[dict[int, _Step]]] = [{} for _ in range(FULL + 1)]
-for _occupied in range(FULL + 1):
-    for _cell in FREE_CELLS[_occupied]:
-        _after = _occupied | 1 << _cell
-        _STEPS[_occupied][_cell] = (1 << _cell, _STEPS[_after], _LEGAL[_after], _after == FULL)
-_NO_STEPS: Final[dict[int, _Step]] = {}
-
-# A state is a tuple laid out as below; the layout is private. Keeping the masks from
-# the point of view of the side to move lets `play` swap fields instead of branching.
-_MINE: Final = 0
-_THEIRS: Final = 1
-_TO_MOVE: Final = 2
-_WAITING: Final = 3
-_PARENT: Final = 4
-_LAST: Final = 5
-_OVER: Final = 6
-_LEGAL_MOVES: Final = 7
-_NEXT_STEPS: Final = 8
-
-_Layout = tuple[
-    int,
-    int,
-    Mark,
-    Mark,
-    "GameState | None",
-    int,
-    bool,
-    Callable[[], tuple[int, ...]],
-    dict[int, _Step],
-]
+def _has_line_table() -> tuple[bool, ...]:
+    return tuple(bool(_lines_in(cells)) for cells in _MASKS)
 
 
-class GameState(_Layout):
+def _free_cells_table() -> tuple[tuple[int, ...], ...]:
+    return tuple(
+        tuple(cell for cell in range(9) if not occupied >> cell & 1) for occupied in _MASKS
+    )
+
+
+_HAS_LINE: Final = _has_line_table()
+"""By mask: whether those cells hold a complete line."""
+
+_FREE_CELLS: Final = _free_cells_table()
+"""By mask of occupied cells: the free cells, ascending (a tuple shared by every state)."""
+
+
+def has_line(cells: int) -> bool:
+    """Whether `cells`, a 9-bit mask of one mark's cells (bit n is cell n), holds a line."""
+    return _HAS_LINE[cells]
+
+
+def free_cells(occupied: int) -> tuple[int, ...]:
+    """The cells outside `occupied`, a 9-bit mask (bit n is cell n), ascending."""
+    return _FREE_CELLS[occupied]
+
+
+class GameState:
     """One position of a game: the board, whose move it is and how it got here.
 
     Immutable, hashable and compared by value (board, mark to move and move order).
-    Start one with `GameState.new()`; `play` and `undo` give the others. Calling the
-    class directly is internal: it takes the private layout below, unchecked.
+    Start one with `GameState.new()`; `play` and `undo` give the others.
 
-    It is built for speed: a state is a small tuple (made in one C call) holding two
-    9-bit masks, the mark to move, the state before it, the last cell and whether
-    the game is over; the rules are answered from tables built once at import.
+    A state keeps the board as two masks seen from the side to move, so that `play`
+    only swaps them; the state before it, so that `undo` and `moves` follow a pointer
+    instead of copying; and the answers a search asks at every node (`is_over` and the
+    legal moves) ready-made.
     """
 
-    __slots__ = ()
+    __slots__ = ("_free", "_last", "_mine", "_parent", "_theirs", "_to_move", "_waiting", "is_over")
+
+    _mine: int
+    """The cells of the mark to move, as a mask."""
+    _theirs: int
+    """The cells of the other mark, which moved last: only they can hold a line."""
+    _to_move: Mark
+    """The mark that plays next."""
+    _waiting: Mark
+    """The other mark, kept so that `play` passes the turn by swapping the two."""
+    _parent: GameState | None
+    """The state before the last move; None on the empty board."""
+    _last: int
+    """The cell of the last move; -1 on the empty board."""
+    _free: tuple[int, ...]
+    """The legal moves: the free cells, or none once the game is over."""
+    is_over: bool
+    """True once somebody has won or the board is full. A field, not a property: a
+    search asks it at every node."""
+
+    def __new__(cls, *args: object, **kwargs: object) -> GameState:
+        """Refused: a state made any other way would have no fields."""
+        raise TypeError("start a game with GameState.new()")
 
     @classmethod
     def new(cls, first: Mark = Mark.X) -> GameState:
         """An empty board with `first` to move (X unless told otherwise)."""
         first = Mark(first)
-        return GameState((0, 0, first, _OTHER[first], None, -1, False, _LEGAL[0], _STEPS[0]))
+        state: GameState = _new(_Draft)
+        state._mine = state._theirs = 0
+        state._to_move = first
+        state._waiting = first.other
+        state._parent = None
+        state._last = -1
+        state._free = _FREE_CELLS[0]
+        state.is_over = False
+        state.__class__ = GameState
+        return state
 
-    if TYPE_CHECKING:
-
-        @property
-        def is_over(self) -> bool:
-            """True once somebody has won or the board is full."""
-
-        def legal_moves(self) -> tuple[int, ...]:
-            """The free cells in ascending order; empty once the game is over."""
-
-    else:
-        is_over = property(
-            itemgetter(_OVER), doc="True once somebody has won or the board is full."
-        )
-        legal_moves = property(
-            itemgetter(_LEGAL_MOVES),
-            doc="legal_moves() -> the free cells in ascending order; () once the game is over.",
-        )
+    def legal_moves(self) -> tuple[int, ...]:
+        """The free cells in ascending order; empty once the game is over."""
+        return self._free
 
     def play(self, cell: int) -> GameState:
         """The state after the mark to move takes `cell`; `self` is unchanged.
@@ -177,50 +169,64 @@ class GameState(_Layout):
         Raises IllegalMove for a taken cell, a cell outside 0..8, anything that is
         not an int, or a finished game.
         """
-        mine, theirs, to_move, waiting, _, _, _, _, steps = self
-        try:
-            bit, steps, legal, full = steps[cell]
-        except (KeyError, TypeError):
-            raise IllegalMove(self._why_not(cell)) from None
-        if cell.__class__ is not int:
-            if isinstance(cell, bool) or not isinstance(cell, int):
-                raise IllegalMove(self._why_not(cell))
-            cell = int(cell)  # an IntEnum or the like: its value is the cell
-        mine |= bit
-        if HAS_LINE[mine]:
-            return GameState(
-                (theirs, mine, waiting, to_move, self, cell, True, _NO_MOVES, _NO_STEPS)
-            )
-        return GameState((theirs, mine, waiting, to_move, self, cell, full, legal, steps))
+        if cell.__class__ is not int or cell not in self._free:
+            cell = self._checked(cell)
+        mine = self._mine | 1 << cell
+        theirs = self._theirs
+        free = () if _HAS_LINE[mine] else _FREE_CELLS[mine | theirs]
+        # The same fields as in `new`, set on a draft (see `_Draft`); the turn passes,
+        # so the two masks and the two marks swap places.
+        state: GameState = _new(_Draft)
+        state._mine = theirs
+        state._theirs = mine
+        state._to_move = self._waiting
+        state._waiting = self._to_move
+        state._parent = self
+        state._last = cell
+        state._free = free
+        state.is_over = not free
+        state.__class__ = GameState
+        return state
 
-    def _why_not(self, cell: object) -> str:
-        """Why `play(cell)` is refused, in words a player understands."""
+    def _checked(self, cell: object) -> int:
+        """`cell` as a plain int if the mark to move may take it; else IllegalMove,
+        saying why in words a player understands."""
         if isinstance(cell, bool) or not isinstance(cell, int):
-            return f"a cell is a whole number from 0 to 8, not {cell!r}"
+            raise IllegalMove(f"a cell is a whole number from 0 to 8, not {cell!r}")
         if not 0 <= cell <= 8:
-            return f"there is no cell {cell}: cells are numbered 0 to 8"
-        if self[_OVER]:
-            return "the game is over"
-        return f"cell {cell} ({CELL_NAMES[cell]}) is taken"
+            raise IllegalMove(f"there is no cell {cell}: cells are numbered 0 to 8")
+        if self.is_over:
+            raise IllegalMove("the game is over")
+        if cell not in self._free:
+            raise IllegalMove(f"cell {cell} ({CELL_NAMES[cell]}) is taken")
+        return int(cell)  # an IntEnum or the like: its value is the cell
 
     def undo(self) -> GameState:
         """The state before the last move. Raises IllegalMove on an empty board."""
-        parent = self[_PARENT]
-        if parent is None:
+        if self._parent is None:
             raise IllegalMove("there is no move to take back")
-        return parent
+        return self._parent
 
     @property
     def to_move(self) -> Mark:
         """The mark that plays next (after the game ends: the mark that would have)."""
-        return self[_TO_MOVE]
+        return self._to_move
+
+    @property
+    def sides(self) -> tuple[int, int]:
+        """The board from the side to move: (its cells, the other mark's cells) as 9-bit
+        masks, bit n for cell n. The other mark moved last: only it can have a line.
+
+        With `has_line` and `free_cells` this is all a solver needs to search on masks.
+        """
+        return self._mine, self._theirs
 
     @property
     def masks(self) -> tuple[int, int]:
         """The board as two 9-bit masks, (X's cells, O's cells); bit n is cell n."""
-        if self[_TO_MOVE] is Mark.X:
-            return self[_MINE], self[_THEIRS]
-        return self[_THEIRS], self[_MINE]
+        if self._to_move is Mark.X:
+            return self._mine, self._theirs
+        return self._theirs, self._mine
 
     @property
     def board(self) -> tuple[Mark | None, ...]:
@@ -234,46 +240,54 @@ class GameState(_Layout):
     def moves(self) -> tuple[int, ...]:
         """The cells played so far, in order."""
         cells = []
-        state: GameState | None = self
-        while state is not None and state[_PARENT] is not None:
-            cells.append(state[_LAST])
-            state = state[_PARENT]
+        state = self
+        while state._parent is not None:
+            cells.append(state._last)
+            state = state._parent
         return tuple(reversed(cells))
 
     @property
     def winner(self) -> Mark | None:
         """The mark that completed a line, or None."""
-        if self[_OVER] and HAS_LINE[self[_THEIRS]]:
-            return self[_WAITING]
-        return None
+        return self._waiting if _HAS_LINE[self._theirs] else None
 
     @property
     def winning_line(self) -> tuple[int, int, int] | None:
         """The three cells of the completed line, or None (the first, if a move made two)."""
-        return LINE_IN[self[_THEIRS]] if self[_OVER] else None
+        lines = _lines_in(self._theirs)
+        return lines[0] if lines else None
 
     @property
     def winning_cells(self) -> frozenset[int]:
         """Every cell on a completed line: usually three, five when one move made two lines."""
-        return WIN_CELLS[self[_THEIRS]] if self[_OVER] else frozenset()
+        return frozenset(cell for line in _lines_in(self._theirs) for cell in line)
 
     @property
     def is_draw(self) -> bool:
         """True when the board is full and nobody has a line."""
-        return self[_OVER] and not HAS_LINE[self[_THEIRS]]
+        return self.is_over and not _HAS_LINE[self._theirs]
+
+    def _first(self) -> Mark:
+        """The mark that moved first."""
+        return self._to_move if len(self.moves) % 2 == 0 else self._waiting
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, GameState) and tuple.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
+        if not isinstance(other, GameState):
+            return NotImplemented
+        # The mark to move and the moves fix the first mark, hence the board.
+        return self._to_move is other._to_move and self.moves == other.moves
 
     def __hash__(self) -> int:
-        return hash(self[:_OVER])  # the rest follows from these
+        return hash((self._to_move, self.moves))
+
+    def __setattr__(self, name: str, value: object, /) -> None:
+        raise AttributeError(f"a GameState is immutable: {name!r} cannot be set")
+
+    def __delattr__(self, name: str, /) -> None:
+        raise AttributeError(f"a GameState is immutable: {name!r} cannot be deleted")
 
     def __reduce__(self) -> tuple[object, ...]:
-        first = self[_TO_MOVE] if len(self.moves) % 2 == 0 else self[_WAITING]
-        return (_replay, (first.value, self.moves))
+        return (_replay, (self._first().value, self.moves))
 
     def __repr__(self) -> str:
         rows = "/".join(
@@ -283,7 +297,25 @@ class GameState(_Layout):
         return f"GameState({rows!r}, to_move={self.to_move.value}, moves={self.moves})"
 
 
+class _Draft(GameState):
+    """A state being filled in: `new` and `play` set its fields, then make it a GameState.
+
+    A GameState refuses `setattr`, so filling one in would take an `object.__setattr__`
+    call per field (what a frozen dataclass does), which made `play` several times
+    slower. A draft has the same slots and ordinary attribute writes; turning it into a
+    GameState is one assignment to `__class__`. No draft outlives the method making it.
+    """
+
+    __slots__ = ()
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
+
+
+_new: Final = object.__new__
+
+
 def _replay(first: str, moves: tuple[int, ...]) -> GameState:
+    """The state after `moves` from an empty board with `first` to move: how states pickle."""
     state = GameState.new(Mark(first))
     for cell in moves:
         state = state.play(cell)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tictactoe.engine import LINES, GameState, IllegalMove, Mark
+from tictactoe.engine import LINES, GameState, IllegalMove, Mark, free_cells, has_line
 
 # The published figures for tic-tac-toe with X moving first (e.g. Schaefer,
 # "Tic-Tac-Toe (Naughts and Crosses, Cheese and Crackers, etc.)", and OEIS A008907).
@@ -142,7 +142,7 @@ def test_a_new_game_can_start_with_o() -> None:
 def test_new_games_are_equal_values_of_their_own_type() -> None:
     assert GameState.new() == GameState.new()
     assert GameState.new() != GameState.new(first=Mark.O)
-    assert GameState.new() != tuple(GameState.new())
+    assert GameState.new() != (Mark.X, ())  # what equality compares, but not a state
 
 
 def test_play_puts_the_mark_to_move_and_passes_the_turn() -> None:
@@ -295,14 +295,21 @@ def test_refused_moves_leave_the_state_unchanged() -> None:
     assert state == GameState.new().play(4)
 
 
-@pytest.mark.parametrize("name", ["board", "to_move", "moves", "winner", "_x", "anything"])
+@pytest.mark.parametrize(
+    "name", [*GameState.__slots__, "board", "to_move", "moves", "winner", "anything"]
+)
 def test_states_are_immutable(name: str) -> None:
-    state = GameState.new()
+    state = GameState.new().play(4)
     with pytest.raises(AttributeError):
         setattr(state, name, None)
     with pytest.raises(AttributeError):
         delattr(state, name)
-    assert state == GameState.new()
+    assert state == GameState.new().play(4)
+
+
+def test_states_come_from_new_not_from_the_class() -> None:
+    with pytest.raises(TypeError, match=r"GameState\.new\(\)"):
+        GameState()
 
 
 def test_states_reached_by_the_same_moves_are_equal_and_hash_equal() -> None:
@@ -457,3 +464,67 @@ def test_pickle_round_trips_any_state(state: GameState) -> None:
     assert restored == state
     assert restored.legal_moves() == state.legal_moves()
     assert restored.winning_line == state.winning_line
+
+
+@properties
+@given(games())
+def test_every_state_is_a_plain_game_state(state: GameState) -> None:
+    assert type(state) is GameState
+    assert type(state.undo() if state.moves else state) is GameState
+
+
+@properties
+@given(games())
+def test_masks_and_sides_are_the_board_as_bits(state: GameState) -> None:
+    x, o = state.masks
+    assert [cell for cell in range(9) if x >> cell & 1] == [
+        cell for cell, mark in enumerate(state.board) if mark is Mark.X
+    ]
+    assert [cell for cell in range(9) if o >> cell & 1] == [
+        cell for cell, mark in enumerate(state.board) if mark is Mark.O
+    ]
+    assert state.sides == ((x, o) if state.to_move is Mark.X else (o, x))
+
+
+@properties
+@given(games())
+def test_winning_cells_are_every_line_the_winner_holds(state: GameState) -> None:
+    winner, board = state.winner, state.board
+    held = [line for line in LINES if all(board[cell] is winner for cell in line)]
+    if winner is None:
+        assert state.winning_cells == frozenset()
+    else:
+        assert state.winning_cells == {cell for line in held for cell in line}
+
+
+def test_one_move_can_complete_two_lines() -> None:
+    # X X . / O O X / O O X: X at 2 completes the top row and the right column.
+    state = play_all([0, 3, 1, 4, 5, 6, 8, 7, 2])
+    assert state.winning_line == (0, 1, 2)
+    assert state.winning_cells == {0, 1, 2, 5, 8}
+
+
+# The interface for solvers: the same questions the engine asks, on masks.
+
+
+def cells_of(mask: int) -> set[int]:
+    return {cell for cell in range(9) if mask >> cell & 1}
+
+
+def test_has_line_is_true_exactly_for_masks_holding_a_line() -> None:
+    for mask in range(1 << 9):
+        assert has_line(mask) == any(set(line) <= cells_of(mask) for line in LINES), mask
+
+
+def test_free_cells_are_the_cells_outside_the_mask_ascending() -> None:
+    for mask in range(1 << 9):
+        assert free_cells(mask) == tuple(sorted(set(range(9)) - cells_of(mask))), mask
+
+
+@properties
+@given(games())
+def test_the_solver_interface_agrees_with_the_state(state: GameState) -> None:
+    mine, theirs = state.sides
+    assert not has_line(mine)
+    assert has_line(theirs) == (state.winner is not None)
+    assert state.legal_moves() == (() if state.is_over else free_cells(mine | theirs))
