@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Input
+
 from app.conftest import HOT_SEAT, Driver, Start
 from tictactoe.ai import Level
 from tictactoe.cli import final_score
@@ -83,7 +85,7 @@ async def test_typing_ahead_of_the_computers_reply_waits_for_nothing(start: Star
 async def test_names_typed_ahead_across_both_fields_and_into_the_game(start: Start) -> None:
     async with start() as ui:
         await ui.burst("ctrl+u", "A", "d", "a", "tab", "ctrl+u", "B", "o", "b")
-        fields = [field.value for field in ui.app.screen.query("Input").results()]
+        fields = [field.value for field in ui.app.screen.query(Input)]
         assert fields == ["Ada", "Bob"]
         await ui.burst("enter", "x", "5")
         assert [player.name for player in ui.series.players] == ["Ada", "Bob"]

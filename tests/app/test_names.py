@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,8 +17,8 @@ from app.conftest import inside, painted
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.names import MAX_NAME_LENGTH, NAME_WIDTH, short
-from tictactoe.series import Series, clean_name
+from tictactoe.names import MAX_NAME_LENGTH, NAME_WIDTH, clean_name, short
+from tictactoe.series import Series
 from tictactoe.widgets.scoreboard import PlayerCard
 
 TRICKY = [
@@ -119,7 +120,7 @@ class AppInOneTask:
         self.loop.close()
 
 
-Job = Callable[[Pilot[object]], Awaitable[object]]
+Job = Callable[[Pilot[Any]], Awaitable[object]]
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +134,7 @@ def running_app() -> Iterator[AppInOneTask]:
         runner.close()
 
 
-async def show(app: TicTacToeApp, pilot: Pilot[object], raw: str) -> tuple[str, str, str, int]:
+async def show(app: TicTacToeApp, pilot: Pilot[Any], raw: str) -> tuple[str, str, str, int]:
     """Put a player called `raw` on the game screen: its name, card line, status, card width."""
     other = "Bob" if clean_name(raw, "Player 1").casefold() != "bob" else "Eve"
     series = Series.new(raw, other).choose_mark(Mark.X)
@@ -154,7 +155,12 @@ async def show(app: TicTacToeApp, pilot: Pilot[object], raw: str) -> tuple[str, 
 )
 def test_any_name_is_shown_literally_within_its_space(running_app: AppInOneTask, raw: str) -> None:
     shown = running_app(lambda pilot: show(running_app.app, pilot, raw))
-    name, card, status, card_width = shown  # type: ignore[misc]
+    assert isinstance(shown, tuple)
+    name: str
+    card: str
+    status: str
+    card_width: int
+    name, card, status, card_width = shown
 
     assert cell_len(card) <= card_width, "a name takes one line of the card"
     line = card.rstrip()

@@ -85,7 +85,7 @@ def test_a_signal_restores_the_terminal_saves_and_prints_the_score(
 
 
 class BrokenApp(TicTacToeApp):
-    CSS_PATH = Path(tictactoe.app.__file__).with_name("app.tcss")
+    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
 
     def on_mount(self) -> None:
         raise RuntimeError("a bug the player should not have to read about")

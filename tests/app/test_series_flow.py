@@ -103,8 +103,8 @@ async def test_a_click_on_the_board_behind_the_modal_changes_nothing_and_says_wh
     start: Start,
 ) -> None:
     async with start(**HOT_SEAT) as ui:
-        centre = ui.cell(4).region.center
-        await ui.pilot.click(offset=centre)
+        x, y = ui.cell(4).region.center
+        await ui.pilot.click(offset=(int(x), int(y)))
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert "press X or O" in ui.top_text("#notice")

@@ -22,6 +22,7 @@ from hypothesis.stateful import (
 
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
+from tictactoe.names import clean_name
 from tictactoe.series import (
     DEFAULT_NAMES,
     CellTaken,
@@ -32,7 +33,6 @@ from tictactoe.series import (
     Player,
     Series,
     SeriesError,
-    clean_name,
 )
 
 X_WINS_TOP_ROW = [0, 3, 1, 4, 2]
@@ -228,6 +228,7 @@ def test_a_win_is_scored_once_for_the_player_holding_the_mark() -> None:
     assert series.draws == 0
     assert series.played == 1
     assert series.to_move is None
+    assert series.match is not None
     assert series.finished == (FinishedMatch(series.match, (Mark.O, Mark.X)),)
     assert series.finished[0].winner == 0
     assert series.finished[0].first_mover == 0
@@ -339,11 +340,12 @@ def test_the_computer_may_not_step_out_of_turn() -> None:
 def test_the_computer_chooses_its_own_mark_when_it_is_the_chooser() -> None:
     series = Series.new("Ada", Player.computer(Level.EASY)).choose_mark(Mark.X)
     while series.phase is Phase.PLAYING:
-        assert series.match is not None
+        match = series.match
+        assert match is not None
         if series.awaits_computer:
             series = computer_moves(series)
         else:
-            series = series.play(series.match.legal_moves()[0])
+            series = series.play(match.legal_moves()[0])
     assert not series.awaits_computer  # the match is over
     series = series.next_match()
     assert series.chooser == 1 and series.awaits_computer

@@ -11,7 +11,7 @@ before it left. Nothing here decides a rule: the `Series` says what is allowed.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -36,7 +36,7 @@ from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["GameScreen"]
 
-Intent = Callable[[], None]
+Intent = Callable[[], Awaitable[object] | None]
 """One input, ready to run against the series as it will be when its turn comes."""
 
 _CURSOR_MOVES: dict[str, tuple[int, int]] = {
@@ -203,10 +203,10 @@ class GameScreen(Screen[None]):
         self.app.exit(self.series)
 
     def action_show_record(self) -> None:
-        self.submit(self.app.action_show_stats)
+        self.submit(lambda: self.app.run_action("app.show_stats"))
 
     def action_help(self) -> None:
-        self.submit(self.app.action_help)
+        self.submit(lambda: self.app.run_action("app.help"))
 
     # Intents run: ask the core, set the new state, schedule the computer.
 
