@@ -11,6 +11,7 @@ from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
+from tictactoe.served import is_served
 from tictactoe.series import FirstMove, NameClash, Series
 
 __all__ = ["build_parser", "final_score", "main", "parse_config"]
@@ -115,12 +116,17 @@ def final_score(series: Series) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "serve":  # `tictactoe serve ...`: the game for web browsers
+        from tictactoe.web import main as serve
+
+        return serve(argv[1:])
     config = parse_config(argv)
     from tictactoe.app import TicTacToeApp  # imported late: --help and --version stay instant
 
     app = TicTacToeApp(config)
     series = app.run()
-    if series is not None:
+    if series is not None and not is_served():  # served: stdout is the server's pipe
         print(final_score(series))
     return app.return_code or 0
 

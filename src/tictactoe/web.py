@@ -1,0 +1,457 @@
+"""`tictactoe serve`: the same game in web browsers, one game process per tab, via textual-serve.
+
+textual-serve's `Server` runs an aiohttp site whose page draws a terminal with xterm.js and opens a
+websocket; for each websocket its `AppService` starts the game as a child process with Textual's
+web driver (screen on stdout, keys on stdin). This module keeps that and changes what a real
+deployment needs:
+
+- the page is our own copy of textual-serve's, with its fonts served from here (no request leaves
+  this server, so it works offline);
+- each game process is started without a shell, in its own session, with `TICTACTOE_SERVED=1` and
+  the `ServedDriver` (see `tictactoe.served`), and with the game options given to `serve`, so every
+  tab keeps its finished matches in the same place;
+- stopping the server (Ctrl+C, SIGTERM, SIGHUP) ends every game within `STOP_WITHIN` seconds;
+- bound to loopback (the default), it answers only requests addressed to a loopback name, and a
+  game's websocket only opens from the server's own page, so other web sites the person visits
+  cannot start or play games through it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import shlex
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import aiohttp_jinja2
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.download_manager import DownloadManager
+from textual_serve.server import Server, to_int
+from yarl import URL
+
+from tictactoe.served import DRIVER, SERVED_ENV
+
+__all__ = ["GameServer", "GameSession", "build_parser", "game_command", "main"]
+
+log = logging.getLogger("tictactoe.web")
+
+TEMPLATES: Final = Path(__file__).with_name("web_templates")
+"""Our copy of textual-serve's page (`app_index.html`)."""
+
+TITLE: Final = "Tic-tac-toe"
+
+QUIT_GRACE: Final = 1.0
+"""Seconds a game has to end after being asked to, before it is terminated."""
+
+KILL_GRACE: Final = 0.5
+"""Seconds a game has to end after SIGTERM, before it is killed."""
+
+SPARE_AFTER: Final = 1.5
+"""Seconds after a tab takes the spare game before the next spare starts (not during its paint)."""
+
+STOP_WITHIN: Final = QUIT_GRACE + KILL_GRACE + 0.5
+"""The longest the server takes to stop with games open."""
+
+_STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+def game_command(game_args: Sequence[str]) -> list[str]:
+    """The command that runs one tab's game: this Python, this package, the options given."""
+    return [sys.executable, "-m", "tictactoe", *game_args]
+
+
+def is_loopback(host: str) -> bool:
+    """True for a name or address that only this machine can reach."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+class GameSession(AppService):
+    """One browser tab's game: a child process that speaks Textual's web protocol.
+
+    A session may start before its tab exists (the server keeps one spare, already past its
+    imports and first paint): until `attach` gives it a websocket, what the game writes is held,
+    then sent in order before anything newer.
+    """
+
+    def __init__(self, argv: Sequence[str], download_manager: DownloadManager) -> None:
+        super().__init__(
+            shlex.join(argv),
+            write_bytes=self._send_bytes,
+            write_str=self._send_str,
+            close=self._close_tab,
+            download_manager=download_manager,
+        )
+        self.argv = tuple(argv)
+        """The game's command, run without a shell."""
+        self.websocket: web.WebSocketResponse | None = None
+        """The tab showing this game, once attached."""
+        self._held: list[bytes | str] = []
+        self._output = asyncio.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        """The game process's id, once started."""
+        return None if self._process is None else self._process.pid
+
+    @property
+    def running(self) -> bool:
+        """Started and not ended (nor asked to end)."""
+        return (
+            self._task is not None
+            and self._process is not None
+            and (self._process.returncode is None)
+        )
+
+    async def attach(self, websocket: web.WebSocketResponse, width: int, height: int) -> None:
+        """Show this game in `websocket`'s tab, at that tab's size."""
+        async with self._output:
+            self.websocket = websocket
+            for data in self._held:
+                await self._send(data)
+            self._held.clear()
+        await self.set_terminal_size(width, height)
+
+    async def _send(self, data: bytes | str) -> None:
+        assert self.websocket is not None
+        if isinstance(data, bytes):
+            await self.websocket.send_bytes(data)
+        else:
+            await self.websocket.send_str(data)
+
+    async def _send_bytes(self, data: bytes) -> None:
+        async with self._output:
+            if self.websocket is None:
+                self._held.append(data)
+            else:
+                await self._send(data)
+
+    async def _send_str(self, data: str) -> None:
+        async with self._output:
+            if self.websocket is None:
+                self._held.append(data)
+            else:
+                await self._send(data)
+
+    async def _close_tab(self) -> None:
+        """The game has ended: so does its tab's connection (the page then says so)."""
+        if self.websocket is not None:
+            await self.websocket.close()
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width, height)
+        environment["TEXTUAL_DRIVER"] = DRIVER
+        environment[SERVED_ENV] = "1"
+        return environment
+
+    async def _open_app_process(
+        self, width: int = 80, height: int = 24
+    ) -> asyncio.subprocess.Process:
+        # Its own session: a Ctrl+C typed at the server's terminal reaches the server, which then
+        # ends every game itself, in order.
+        self._process = process = await asyncio.create_subprocess_exec(
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self._build_environment(width=width, height=height),
+            start_new_session=True,
+        )
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
+    async def stop(self) -> None:
+        """End the game: ask it to quit, then terminate it, then kill it; bounded, idempotent."""
+        task, process = self._task, self._process
+        if task is None or process is None:
+            return
+        self._task = None
+        await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
+        if process.returncode is None:
+            await self.send_meta({"type": "quit"})
+            with contextlib.suppress(OSError, RuntimeError):
+                self.stdin.close()  # the game also ends when its input closes
+        for grace, hurry in ((QUIT_GRACE, process.terminate), (KILL_GRACE, process.kill)):
+            try:
+                await asyncio.wait_for(process.wait(), grace)
+                break
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    hurry()
+        await process.wait()
+        try:
+            await asyncio.wait_for(task, KILL_GRACE)  # reads the rest of the game's output
+        except TimeoutError:
+            log.warning("the output of game %s did not end; left unread", process.pid)
+
+
+class GameServer(Server):
+    """textual-serve's server running the game, with our page, our processes and a clean stop."""
+
+    def __init__(
+        self,
+        game_args: Sequence[str] = (),
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        *,
+        spare: bool = True,
+    ) -> None:
+        super().__init__(
+            shlex.join(game_command(game_args)),
+            host=host,
+            port=port,
+            title=TITLE,
+            templates_path=TEMPLATES,
+        )
+        self.game_argv = game_command(game_args)
+        """What each tab's game process runs."""
+        self.sessions: set[GameSession] = set()
+        """Every game running now, the spare included."""
+        self.keep_spare = spare
+        """Keep one game started ahead, so a new tab shows its game in about half the time."""
+        self._spare: GameSession | None = None
+        self._spare_size = (80, 24)
+        self._refill: asyncio.Task[None] | None = None
+        self._spare_starting = False
+        self._stopping = False
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.middlewares.append(self._only_our_own_page)
+        return app
+
+    @web.middleware
+    async def _only_our_own_page(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        """Refuse what a page elsewhere could send through the visitor's browser.
+
+        Bound to loopback, only requests addressed to a loopback name are served, so a web site
+        whose name is made to resolve to 127.0.0.1 gets nothing. A game's websocket only opens
+        from a page of this server (browsers always send the page's origin on a websocket).
+        """
+        target = request.url
+        if is_loopback(self.host) and not is_loopback(target.host or ""):
+            raise web.HTTPMisdirectedRequest(text="This server only answers on this machine.\n")
+        origin = request.headers.get("Origin")
+        if request.path == "/ws" and origin is not None:
+            source = URL(origin)
+            if (source.host, source.port) != (target.host, target.port):
+                raise web.HTTPForbidden(text="Games start only from this server's own page.\n")
+        return await handler(request)
+
+    @aiohttp_jinja2.template("app_index.html")
+    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+        """The page, with its addresses taken from the request: they work whatever name was used."""
+        return {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": f"ws://{request.host}/ws",
+            "config": {"static": {"url": "/static/"}},
+            "application": {"name": self.title},
+        }
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One tab: give it a game, pass keys, mouse and resizes on until either side leaves."""
+        websocket = web.WebSocketResponse(heartbeat=15)
+        await websocket.prepare(request)
+        if self._stopping:
+            await websocket.close()
+            return websocket
+        size = (
+            to_int(request.query.get("width", "80"), 80),
+            to_int(request.query.get("height", "24"), 24),
+        )
+        session: GameSession | None = None
+        try:
+            session = await self._take_session(*size)
+            await session.attach(websocket, *size)
+            await self._process_messages(websocket, session)
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("a game session failed")
+        finally:
+            if session is not None:
+                await self._end(session)
+            await websocket.close()
+        return websocket
+
+    async def _start(self, width: int, height: int) -> GameSession:
+        session = GameSession(self.game_argv, self.download_manager)
+        self.sessions.add(session)
+        await session.start(width, height)
+        return session
+
+    async def _end(self, session: GameSession) -> None:
+        await session.stop()
+        self.sessions.discard(session)
+
+    async def _take_session(self, width: int, height: int) -> GameSession:
+        """The spare game if it is ready, else a new one; the spare is replaced a little later."""
+        spare, self._spare = self._spare, None
+        self._spare_size = (width, height)
+        if spare is not None and not spare.running:
+            await self._end(spare)
+            spare = None
+        session = spare or await self._start(width, height)
+        self._schedule_spare(SPARE_AFTER)
+        return session
+
+    def _schedule_spare(self, delay: float) -> None:
+        """Start the next spare after `delay`: not while the new tab's game is being drawn."""
+        if not self.keep_spare or self._stopping or self._spare is not None:
+            return
+        if self._refill is not None and not self._refill.done():
+            return
+        self._refill = asyncio.create_task(self._start_spare(delay))
+
+    async def _start_spare(self, delay: float) -> None:
+        await asyncio.sleep(delay)  # stopping the server cancels the refill only here
+        if self._stopping or self._spare is not None:
+            return
+        self._spare_starting = True
+        try:
+            self._spare = await self._start(*self._spare_size)
+        finally:
+            self._spare_starting = False
+
+    async def on_startup(self, app: web.Application) -> None:
+        """textual-serve prints its logo here; `serve` prints the address once it is bound."""
+        self._schedule_spare(0)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Every game ends, together, before the server does."""
+        await self.stop_sessions()
+
+    async def stop_sessions(self) -> None:
+        self._stopping = True
+        if self._refill is not None:
+            if not self._spare_starting:
+                self._refill.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._refill  # a spare being started is then in `sessions`
+        sessions = list(self.sessions)
+        await asyncio.gather(*(self._end(session) for session in sessions))
+        await asyncio.gather(
+            *(
+                session.websocket.close(code=1001, message=b"server stopped")
+                for session in sessions
+                if session.websocket is not None
+            )
+        )
+
+    async def run(self, announce: Callable[[str], None] = print) -> None:
+        """Serve until SIGINT, SIGTERM or SIGHUP; `announce` gets the address to open."""
+        runner = web.AppRunner(
+            await self._make_app(), handle_signals=False, access_log=None, shutdown_timeout=1.0
+        )
+        await runner.setup()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for name in _STOP_SIGNALS:
+            number = getattr(signal, name, None)
+            if number is not None:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.add_signal_handler(number, stop.set)
+        try:
+            site = web.TCPSite(runner, self.host, self.port)
+            await site.start()
+            self.port = _bound_port(runner, self.port)
+            announce(self.address)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+
+    @property
+    def address(self) -> str:
+        """The address to open in a browser."""
+        host = self.host
+        if host in ("", "0.0.0.0", "::"):
+            host = "127.0.0.1"
+        return f"http://{_url_host(host)}:{self.port}/"
+
+
+def _bound_port(runner: web.AppRunner, asked: int) -> int:
+    for address in runner.addresses:
+        if isinstance(address, tuple) and len(address) >= 2:
+            return int(address[1])
+    return asked
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError("a port is a number from 1 to 65535 (0: any free one)")
+    return port
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tictactoe serve",
+        description="Serve the game to web browsers: each tab plays its own series.",
+        epilog="Any other option (--delay, --keys, --first, --stats-file, --no-save, ...) is given"
+        " to every tab's game; see tictactoe --help. All tabs keep their finished matches in the"
+        " same place.",
+        allow_abbrev=False,
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default: 127.0.0.1, this machine only); another address"
+        " lets anyone who can reach it play and add to your game record",
+    )
+    parser.add_argument(
+        "--port", type=_port, default=8000, help="the port to listen on (default: 8000; 0: any)"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`tictactoe serve [--host HOST] [--port PORT] [game options]`."""
+    parser = build_parser()
+    args, game_args = parser.parse_known_args(argv)
+
+    from tictactoe.cli import parse_config
+
+    parse_config(game_args)  # a bad game option fails here, once, not in every tab
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    server = GameServer(game_args, host=args.host, port=args.port)
+
+    def announce(address: str) -> None:
+        print(f"Serving tic-tac-toe on {address} (open it in a web browser; Ctrl+C stops)")
+        if not is_loopback(args.host):
+            print(
+                f"Listening on {args.host}: anyone who can reach it can play, and every game"
+                " they finish goes into your game record."
+            )
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(server.run(announce))
+    except KeyboardInterrupt:  # before the signal handlers were in place: nothing started yet
+        return 128 + signal.SIGINT
+    except OSError as error:
+        reason = error.strerror or str(error)
+        parser.exit(2, f"{parser.prog}: cannot listen on {args.host} port {args.port}: {reason}\n")
+    return 0
