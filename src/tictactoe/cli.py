@@ -11,8 +11,8 @@ from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.served import is_served
 from tictactoe.series import FirstMove, NameClash, Series
+from tictactoe.served import is_served
 
 __all__ = ["build_parser", "final_score", "main", "parse_config"]
 
