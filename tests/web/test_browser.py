@@ -1,0 +1,103 @@
+"""The served game played from a real Chromium: keys, mouse, quitting, tabs, and the network."""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import urlsplit
+
+from playwright.async_api import Browser
+
+from web.conftest import Served, Tab, recorded_results, start_hot_seat, wait_until
+
+
+async def test_a_win_played_by_keys_is_announced_and_recorded(
+    served: Served, browser: Browser
+) -> None:
+    tab = await Tab.open(browser, served.url)
+    await start_hot_seat(tab, "Ada", "Bob")
+
+    await tab.type("7", "4", "8", "5", "9")  # keypad layout: 7 8 9 is the top row
+
+    screen = await tab.wait_for("Ada wins!")
+    assert "1. Ada X top-left" in screen
+    wait_until(lambda: recorded_results(served.record) != {}, 10, "the win recorded")
+    assert recorded_results(served.record) == {"Ada": (1, 0, 0), "Bob": (0, 1, 0)}
+
+
+async def test_a_click_takes_the_cell_under_the_mouse(served: Served, browser: Browser) -> None:
+    tab = await Tab.open(browser, served.url)
+    await start_hot_seat(tab, "Ada", "Bob")
+
+    await tab.click_cell("5")
+    screen = await tab.wait_for("Bob (O) to move")
+    assert "1. Ada X centre" in screen
+
+    await tab.click_cell("3")
+    screen = await tab.wait_for("Ada (X) to move")
+    assert "2. Bob O bottom-right" in screen
+
+
+async def test_q_ends_the_session_and_the_page_says_so(served: Served, browser: Browser) -> None:
+    tab = await Tab.open(browser, served.url)
+    await start_hot_seat(tab, "Ada", "Bob")
+    games = served.games()
+
+    await tab.type("q")
+
+    await tab.page.locator(".closed-dialog").wait_for(state="visible", timeout=10_000)
+    assert await tab.ended()
+    wait_until(lambda: len(served.games()) < len(games), 5, "the game's process to end")
+
+
+async def test_two_tabs_play_two_series_and_both_are_recorded(
+    served: Served, browser: Browser
+) -> None:
+    first = await Tab.open(browser, served.url)
+    second = await Tab.open(browser, served.url)
+    await start_hot_seat(first, "Ada", "Bob")
+    await start_hot_seat(second, "Cy", "Di")
+
+    # Moves taken in turn in each tab: X wins the top row in the first, O in the second.
+    for key_first, key_second in zip("74859", "17286", strict=True):
+        await first.type(key_first)
+        await second.type(key_second)
+    await second.type("9")
+
+    first_screen = await first.wait_for("Ada wins!")
+    second_screen = await second.wait_for("Di wins!")
+    assert "Cy" not in first_screen and "Di" not in first_screen
+    assert "Ada" not in second_screen and "Bob" not in second_screen
+    wait_until(lambda: len(recorded_results(served.record)) == 4, 10, "both wins recorded")
+    assert recorded_results(served.record) == {
+        "Ada": (1, 0, 0),
+        "Bob": (0, 1, 0),
+        "Cy": (0, 1, 0),
+        "Di": (1, 0, 0),
+    }
+
+
+async def test_closing_a_tab_ends_its_game_process(served: Served, browser: Browser) -> None:
+    wait_until(lambda: len(served.games()) == 1, 15, "the spare game to start")
+    (spare,) = served.games()
+    tab = await Tab.open(browser, served.url)
+    await start_hot_seat(tab, "Ada", "Bob")
+    wait_until(lambda: len(served.games()) == 2, 15, "the next spare game to start")
+    assert spare in served.games(), "the tab should be played by the spare game"
+
+    await tab.close()
+
+    wait_until(lambda: spare not in served.games(), 5, "the closed tab's game to end")
+    assert len(served.games()) == 1
+
+
+async def test_the_page_asks_nothing_of_any_other_host(served: Served, browser: Browser) -> None:
+    tab = await Tab.open(browser, served.url)
+    await start_hot_seat(tab, "Ada", "Bob")
+    await tab.type("5")
+    await tab.wait_for("1. Ada X centre")
+    await asyncio.sleep(0.5)  # anything the page would fetch late
+
+    server = urlsplit(served.url).netloc
+    assert tab.requests, "no request was seen at all"
+    assert {urlsplit(url).netloc for url in tab.requests} == {server}, tab.requests
+    assert any(url.startswith(f"ws://{server}/") for url in tab.requests)
