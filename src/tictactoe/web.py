@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import os
 import shlex
 import signal
 import sys
@@ -334,8 +335,7 @@ class GameServer(Server):
             self._spare_starting = False
 
     async def on_startup(self, app: web.Application) -> None:
-        """textual-serve prints its logo here; `serve` prints the address once it is bound."""
-        self._schedule_spare(0)
+        """textual-serve prints its logo here; `run` prints the address once it is bound."""
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Every game ends, together, before the server does."""
@@ -376,6 +376,7 @@ class GameServer(Server):
             await site.start()
             self.port = _bound_port(runner, self.port)
             announce(self.address)
+            self._schedule_spare(0)
             await stop.wait()
         finally:
             await runner.cleanup()
@@ -452,6 +453,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # before the signal handlers were in place: nothing started yet
         return 128 + signal.SIGINT
     except OSError as error:
-        reason = error.strerror or str(error)
+        reason = os.strerror(error.errno) if error.errno else str(error)
         parser.exit(2, f"{parser.prog}: cannot listen on {args.host} port {args.port}: {reason}\n")
     return 0

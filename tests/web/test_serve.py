@@ -1,0 +1,187 @@
+"""`tictactoe serve` as a process, without a browser: its command line, its stop, its games' ends.
+
+A websocket opened with aiohttp stands in for a tab: the server starts a game for it exactly as
+for Chromium.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+
+import aiohttp
+import pytest
+from textual_serve.download_manager import DownloadManager
+
+from tictactoe.served import DRIVER, SERVED_ENV, is_served
+from tictactoe.web import STOP_WITHIN, GameSession, game_command, is_loopback
+from web.conftest import Served, alive, wait_until
+
+
+def serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tictactoe", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@asynccontextmanager
+async def tab(url: str, **headers: str) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
+    """A websocket like a tab's, open once the game's first screen has arrived."""
+    async with (
+        aiohttp.ClientSession() as session,
+        session.ws_connect(f"{url}ws?width=100&height=32", headers=headers) as websocket,
+    ):
+        received = 0
+        while received < 5000:  # the first screen is tens of kilobytes
+            message = await websocket.receive(timeout=30)
+            assert message.type == aiohttp.WSMsgType.BINARY, message
+            received += len(message.data)
+        yield websocket
+
+
+def test_a_game_knows_it_is_served_from_its_environment() -> None:
+    assert is_served({SERVED_ENV: "1"})
+    assert not is_served({})
+    assert not is_served({SERVED_ENV: "0"})
+
+    environment = GameSession(game_command([]), DownloadManager())._build_environment(80, 24)
+    assert environment[SERVED_ENV] == "1"
+    assert environment["TEXTUAL_DRIVER"] == DRIVER
+
+
+def test_a_served_game_ends_by_itself_when_its_input_closes() -> None:
+    """The server gone (its end of the pipes closed), the game leaves at once, printing nothing."""
+    environment = GameSession(game_command([]), DownloadManager())._build_environment(100, 32)
+    game = subprocess.Popen(
+        game_command(["--player1", "Ada", "--player2", "Bob", "--no-save"]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
+    )
+    assert game.stdin is not None and game.stdout is not None
+    output = b""
+    deadline = time.monotonic() + 30
+    while b"choose your mark" not in output:
+        assert time.monotonic() < deadline, "the game never drew its first screen"
+        if select.select([game.stdout], [], [], 0.1)[0]:
+            output += os.read(game.stdout.fileno(), 65536)
+
+    game.stdin.close()
+
+    took = wait_until(lambda: game.poll() is not None, 5, "the game to end after its input closed")
+    rest, errors = game.stdout.read(), game.stderr.read() if game.stderr else b""
+    assert game.returncode == 0, errors
+    assert b"Final score" not in rest, "a served game prints nothing after its screen"
+    assert took < 2
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_stopping_the_server_ends_every_game_within_two_seconds(
+    served: Served, sig: signal.Signals
+) -> None:
+    async with AsyncExitStack() as tabs:
+        for _ in range(2):
+            await tabs.enter_async_context(tab(served.url))
+        games = served.games()
+        assert len(games) >= 2
+
+        took = served.stop(sig)
+        print(f"stopped in {took:.2f} s")
+
+    assert took < STOP_WITHIN + 0.5
+    assert served.process.returncode == 0
+    assert not [pid for pid in served.games_seen if alive(pid)]
+
+
+async def test_a_killed_server_leaves_no_game_behind(served: Served) -> None:
+    async with tab(served.url):
+        games = served.games()
+        assert games
+
+        os.kill(served.pid, signal.SIGKILL)
+        served.process.wait(5)
+
+        wait_until(lambda: not any(alive(pid) for pid in games), 5, "orphaned games to end")
+
+
+async def test_only_pages_of_this_server_on_this_machine_are_answered(served: Served) -> None:
+    port = served.url.rstrip("/").rpartition(":")[2]
+    async with aiohttp.ClientSession() as session:
+        async with session.get(served.url) as page:
+            assert page.status == 200
+            assert "Tic-tac-toe" in await page.text()
+        async with session.get(served.url.replace("127.0.0.1", "localhost")) as page:
+            assert page.status == 200
+        async with session.get(served.url, headers={"Host": f"rebound.example:{port}"}) as page:
+            assert page.status == 421
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(f"{served.url}ws", origin="http://elsewhere.example")
+        assert refused.value.status == 403
+
+    async with tab(served.url, Origin=served.url.rstrip("/")):
+        pass
+
+
+def test_is_loopback() -> None:
+    for host in ("127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "app.localhost"):
+        assert is_loopback(host), host
+    for host in ("0.0.0.0", "192.0.2.1", "example.org", "::", ""):
+        assert not is_loopback(host), host
+
+
+def test_serve_has_its_own_help() -> None:
+    result = serve("--help")
+    assert result.returncode == 0
+    assert "--host" in result.stdout and "--port" in result.stdout
+    assert "tictactoe --help" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--port", "70000"], "port"),
+        (["--port", "http"], "port"),
+        (["--delay", "99"], "delay"),
+        (["--no-such-option"], "--no-such-option"),
+    ],
+)
+def test_a_bad_option_is_one_sentence_and_status_2(args: list[str], says: str) -> None:
+    result = serve(*args)
+    assert result.returncode == 2
+    assert says in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_port_in_use_is_one_sentence_and_status_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = serve("--port", str(port), "--no-save")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"tictactoe serve: cannot listen on 127.0.0.1 port {port}: {os.strerror(errno.EADDRINUSE)}"
+    ]
+
+
+def test_the_page_is_our_own_and_names_no_other_host() -> None:
+    page = (Path(__file__).parents[2] / "src/tictactoe/web_templates/app_index.html").read_text()
+    assert "fonts.googleapis" not in page
+    assert "@font-face" in page
+    for line in page.splitlines():
+        if "http" in line:
+            assert "xmlns=" in line, line
