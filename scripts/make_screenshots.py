@@ -1,4 +1,5 @@
-"""Write an SVG screenshot of each main screen to screenshots/ (headless, reproducible).
+"""Write an SVG screenshot of each main screen to screenshots/ (headless, reproducible),
+and a PNG of the game served to Chromium by `tictactoe serve` (browser.png).
 
 uv run python scripts/make_screenshots.py
 """
@@ -6,6 +7,7 @@ uv run python scripts/make_screenshots.py
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -66,10 +68,93 @@ async def shoot(name: str) -> Path:
     return OUT / f"{name}.svg"
 
 
+BROWSER_VIEWPORT = {"width": 1100, "height": 680}
+"""About 114×35 terminal cells in the page's 16 px font."""
+
+READ_SCREEN = """
+(() => {
+  Object.defineProperty(Object.prototype, "terminal", {
+    configurable: true,
+    set(value) {
+      Object.defineProperty(this, "terminal", {
+        value, writable: true, configurable: true, enumerable: true,
+      });
+      if (value && value.buffer && value.onData) window.__terminal = value;
+    },
+  });
+  window.__shows = text => {
+    const terminal = window.__terminal;
+    if (!terminal) return false;
+    const buffer = terminal.buffer.active;
+    for (let row = 0; row < terminal.rows; row++) {
+      const line = buffer.getLine(buffer.viewportY + row);
+      if (line && line.translateToString(true).includes(text)) return true;
+    }
+    return false;
+  };
+})();
+"""
+"""Reaches the xterm.js terminal that textual-serve's page keeps to itself, to wait on its text."""
+
+
+BROWSER_KEYS = [
+    ("x", "Ada (X) to move"),
+    ("7", "1. Ada X top-left"),
+    ("4", "2. Grace O left"),
+    ("8", "3. Ada X top"),
+    ("5", "4. Grace O centre"),
+    ("9", "Ada wins!"),
+]
+"""Each key, and what shows once it has been handled."""
+
+
+async def shoot_browser() -> Path | None:
+    """A won match in the system's Chromium, served by `tictactoe serve`."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        print("browser.png skipped: no Chromium here (Debian: apt-get install chromium)")
+        return None
+    from playwright.async_api import async_playwright
+
+    from tictactoe.web import GameServer
+
+    server = GameServer(
+        ["--player1", "Ada", "--player2", "Grace", "--delay", "0", "--seed", "7", "--no-save"],
+        port=0,
+        spare=False,
+    )
+    ready = asyncio.Event()
+    serving = asyncio.create_task(server.run(lambda _address: ready.set()))
+    await ready.wait()
+    path = OUT / "browser.png"
+    try:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=chromium,
+                args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+            )
+            page = await browser.new_page(viewport=BROWSER_VIEWPORT)  # type: ignore[arg-type]
+            await page.add_init_script(READ_SCREEN)
+            await page.goto(server.address)
+            await page.wait_for_function("window.__shows('choose your mark')")
+            await page.focus(".xterm-helper-textarea")
+            for key, then in BROWSER_KEYS:
+                await page.keyboard.press(key)
+                await page.wait_for_function("text => window.__shows(text)", arg=then)
+            await page.wait_for_timeout(400)  # the terminal's fade-in and the last frame
+            await page.screenshot(path=str(path))
+            await browser.close()
+    finally:
+        server.request_exit()
+        await serving
+    return path
+
+
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
     for name in SHOTS:
         print(await shoot(name))
+    print(await shoot_browser())
 
 
 if __name__ == "__main__":

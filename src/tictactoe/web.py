@@ -233,6 +233,7 @@ class GameServer(Server):
         self._refill: asyncio.Task[None] | None = None
         self._spare_starting = False
         self._stopping = False
+        self._stop = asyncio.Event()
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -364,22 +365,25 @@ class GameServer(Server):
             await self._make_app(), handle_signals=False, access_log=None, shutdown_timeout=1.0
         )
         await runner.setup()
-        stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for name in _STOP_SIGNALS:
             number = getattr(signal, name, None)
             if number is not None:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
-                    loop.add_signal_handler(number, stop.set)
+                    loop.add_signal_handler(number, self.request_exit)
         try:
             site = web.TCPSite(runner, self.host, self.port)
             await site.start()
             self.port = _bound_port(runner, self.port)
             announce(self.address)
             self._schedule_spare(0)
-            await stop.wait()
+            await self._stop.wait()
         finally:
             await runner.cleanup()
+
+    def request_exit(self) -> None:
+        """Stop serving: every game ends, then `run` returns."""
+        self._stop.set()
 
     @property
     def address(self) -> str:
