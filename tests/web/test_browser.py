@@ -11,7 +11,7 @@ from web.conftest import Served, Tab, recorded_results, start_hot_seat, wait_unt
 
 
 async def test_a_win_played_by_keys_is_announced_and_recorded(
-    served: Served, browser: Browser
+    browser: Browser, served: Served
 ) -> None:
     tab = await Tab.open(browser, served.url)
     await start_hot_seat(tab, "Ada", "Bob")
@@ -24,7 +24,7 @@ async def test_a_win_played_by_keys_is_announced_and_recorded(
     assert recorded_results(served.record) == {"Ada": (1, 0, 0), "Bob": (0, 1, 0)}
 
 
-async def test_a_click_takes_the_cell_under_the_mouse(served: Served, browser: Browser) -> None:
+async def test_a_click_takes_the_cell_under_the_mouse(browser: Browser, served: Served) -> None:
     tab = await Tab.open(browser, served.url)
     await start_hot_seat(tab, "Ada", "Bob")
 
@@ -37,7 +37,7 @@ async def test_a_click_takes_the_cell_under_the_mouse(served: Served, browser: B
     assert "2. Bob O bottom-right" in screen
 
 
-async def test_q_ends_the_session_and_the_page_says_so(served: Served, browser: Browser) -> None:
+async def test_q_ends_the_session_and_the_page_says_so(browser: Browser, served: Served) -> None:
     tab = await Tab.open(browser, served.url)
     await start_hot_seat(tab, "Ada", "Bob")
     games = served.games()
@@ -50,7 +50,7 @@ async def test_q_ends_the_session_and_the_page_says_so(served: Served, browser: 
 
 
 async def test_two_tabs_play_two_series_and_both_are_recorded(
-    served: Served, browser: Browser
+    browser: Browser, served: Served
 ) -> None:
     first = await Tab.open(browser, served.url)
     second = await Tab.open(browser, served.url)
@@ -76,7 +76,7 @@ async def test_two_tabs_play_two_series_and_both_are_recorded(
     }
 
 
-async def test_closing_a_tab_ends_its_game_process(served: Served, browser: Browser) -> None:
+async def test_closing_a_tab_ends_its_game_process(browser: Browser, served: Served) -> None:
     wait_until(lambda: len(served.games()) == 1, 15, "the spare game to start")
     (spare,) = served.games()
     tab = await Tab.open(browser, served.url)
@@ -90,7 +90,7 @@ async def test_closing_a_tab_ends_its_game_process(served: Served, browser: Brow
     assert len(served.games()) == 1
 
 
-async def test_the_page_asks_nothing_of_any_other_host(served: Served, browser: Browser) -> None:
+async def test_the_page_asks_nothing_of_any_other_host(browser: Browser, served: Served) -> None:
     tab = await Tab.open(browser, served.url)
     await start_hot_seat(tab, "Ada", "Bob")
     await tab.type("5")
