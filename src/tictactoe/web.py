@@ -10,6 +10,7 @@ deployment needs:
 - each game process is started without a shell, in its own session, with `TICTACTOE_SERVED=1` and
   the `ServedDriver` (see `tictactoe.served`), and with the game options given to `serve`, so every
   tab keeps its finished matches in the same place;
+- one game process is kept started ahead (the spare), so that a new tab shows its game sooner;
 - stopping the server (Ctrl+C, SIGTERM, SIGHUP) ends every game within `STOP_WITHIN` seconds;
 - bound to loopback (the default), it answers only requests addressed to a loopback name, and a
   game's websocket only opens from the server's own page, so other web sites the person visits
@@ -49,17 +50,18 @@ TEMPLATES: Final = Path(__file__).with_name("web_templates")
 
 TITLE: Final = "Tic-tac-toe"
 
-QUIT_GRACE: Final = 1.0
-"""Seconds a game has to end after being asked to, before it is terminated."""
+QUIT_GRACE: Final = 0.8
+"""Seconds a game has to end after being asked to, before it is terminated (it takes ~0.2)."""
 
-KILL_GRACE: Final = 0.5
-"""Seconds a game has to end after SIGTERM, before it is killed."""
+KILL_GRACE: Final = 0.4
+"""Seconds a game has to end after SIGTERM before it is killed; also the longest wait for the rest
+of its output, and for a tab to answer the closing of its websocket."""
 
 SPARE_AFTER: Final = 1.5
 """Seconds after a tab takes the spare game before the next spare starts (not during its paint)."""
 
-STOP_WITHIN: Final = QUIT_GRACE + KILL_GRACE + 0.5
-"""The longest the server takes to stop with games open."""
+STOP_WITHIN: Final = QUIT_GRACE + 3 * KILL_GRACE
+"""The longest the server takes to stop with games open (all are stopped at once)."""
 
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP")
 
@@ -272,7 +274,7 @@ class GameServer(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One tab: give it a game, pass keys, mouse and resizes on until either side leaves."""
-        websocket = web.WebSocketResponse(heartbeat=15)
+        websocket = web.WebSocketResponse(heartbeat=15, timeout=KILL_GRACE)
         await websocket.prepare(request)
         if self._stopping:
             await websocket.close()
@@ -362,7 +364,10 @@ class GameServer(Server):
     async def run(self, announce: Callable[[str], None] = print) -> None:
         """Serve until SIGINT, SIGTERM or SIGHUP; `announce` gets the address to open."""
         runner = web.AppRunner(
-            await self._make_app(), handle_signals=False, access_log=None, shutdown_timeout=1.0
+            await self._make_app(),
+            handle_signals=False,
+            access_log=None,
+            shutdown_timeout=KILL_GRACE,
         )
         await runner.setup()
         loop = asyncio.get_running_loop()
