@@ -10,8 +10,12 @@ import asyncio
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.pilot import Pilot
+
+if TYPE_CHECKING:
+    from playwright.async_api import ViewportSize
 
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
@@ -68,7 +72,7 @@ async def shoot(name: str) -> Path:
     return OUT / f"{name}.svg"
 
 
-BROWSER_VIEWPORT = {"width": 1100, "height": 680}
+BROWSER_VIEWPORT: ViewportSize = {"width": 1100, "height": 680}
 """About 114×35 terminal cells in the page's 16 px font."""
 
 READ_SCREEN = """
@@ -133,7 +137,7 @@ async def shoot_browser() -> Path | None:
                 executable_path=chromium,
                 args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
             )
-            page = await browser.new_page(viewport=BROWSER_VIEWPORT)  # type: ignore[arg-type]
+            page = await browser.new_page(viewport=BROWSER_VIEWPORT)
             await page.add_init_script(READ_SCREEN)
             await page.goto(server.address)
             await page.wait_for_function("window.__shows('choose your mark')")

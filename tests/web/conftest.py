@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
 REQUIRE_BROWSER: Final = "TICTACTOE_REQUIRE_BROWSER"
 """When "1", a missing Chromium fails the browser tests instead of skipping them."""
@@ -38,7 +38,7 @@ CHROMIUM_FLAGS: Final = (
     "--disable-sync",
 )
 
-VIEWPORT: Final = {"width": 1200, "height": 800}
+VIEWPORT: Final[ViewportSize] = {"width": 1200, "height": 800}
 """About 133×40 terminal cells at the page's 16 px font: the whole game fits."""
 
 SCREEN_READER: Final = """
@@ -249,7 +249,7 @@ class Tab:
 
     @classmethod
     async def open(cls, browser: Browser, url: str, first_screen: str = "Who is playing?") -> Tab:
-        context = await browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+        context = await browser.new_context(viewport=VIEWPORT)
         page = await context.new_page()
         tab = cls(context, page)
         page.on("request", lambda request: tab.requests.append(request.url))
