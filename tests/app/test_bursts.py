@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from textual.widgets import Input
 
 from app.conftest import HOT_SEAT, Driver, Start
@@ -90,6 +92,14 @@ async def test_names_typed_ahead_across_both_fields_and_into_the_game(start: Sta
         await ui.burst("enter", "x", "5")
         assert [player.name for player in ui.series.players] == ["Ada", "Bob"]
         assert history(ui) == ["1. Ada X centre"]
+
+
+@pytest.mark.parametrize("start_key", ["enter", "ctrl+s"])
+async def test_names_and_start_typed_in_one_burst(start: Start, start_key: str) -> None:
+    async with start() as ui:
+        await ui.burst("A", "d", "a", "tab", "B", "o", "b", start_key, "o")
+        assert [player.name for player in ui.series.players] == ["Ada", "Bob"]
+        assert ui.series.marks is not None and ui.series.marks[0] == "O"
 
 
 async def test_keys_while_the_terminal_is_too_small_change_nothing(start: Start) -> None:

@@ -142,7 +142,7 @@ class NewGameScreen(Screen[Series]):
     @on(Button.Pressed, "#start")
     async def action_start(self, *_: Any) -> None:
         """Start, once every key typed before this has reached its field."""
-        for field in self.query(OwnKeys):
+        for field in (*self.query(NameField), *self.query(OpponentChoice)):
             await drained(field)
         level = self.level
         first = self.query_one("#name-1", Input).value
