@@ -210,6 +210,14 @@ class Series:
         actor = self.actor
         return actor is not None and self.players[actor].is_computer
 
+    @property
+    def person_choosing(self) -> Player | None:
+        """The person who must pick a mark now (the dialog asks them), or None."""
+        chooser = self.players[self.chooser]
+        if self.match is None and not chooser.is_computer:
+            return chooser
+        return None
+
     def history(self) -> tuple[tuple[int, Mark, int], ...]:
         """The moves of the match on show, in order: (player index, mark, cell) each."""
         if self.match is None:

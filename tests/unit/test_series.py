@@ -351,9 +351,16 @@ def test_the_computer_chooses_its_own_mark_when_it_is_the_chooser() -> None:
     assert series.chooser == 1 and series.awaits_computer
     with pytest.raises(SeriesError, match="chooses its own mark"):
         series.choose_mark(Mark.X)
+    assert series.person_choosing is None
     step = series.computer_step(random.Random(3))
     assert step.mark is not None and step.cell is None
     assert step.series.marks == (step.mark.other, step.mark)
+
+
+def test_a_person_choosing_is_asked_for_a_mark_until_they_choose() -> None:
+    series = Series.new("Ada", "Bob")
+    assert series.person_choosing == Player("Ada")
+    assert series.choose_mark(Mark.O).person_choosing is None
 
 
 def test_a_hint_needs_a_match_in_progress() -> None:

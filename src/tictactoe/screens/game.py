@@ -260,9 +260,9 @@ class GameScreen(Screen[None]):
                 self._computer_timer = self.set_timer(delay, self._computer_due)
             return
         self._cancel_computer()
-        if series.match is None and not self._asking:
+        chooser = series.person_choosing
+        if chooser is not None and not self._asking:
             self._asking = True
-            chooser = series.players[series.chooser]
             self.app.push_screen(MarkChoiceScreen(chooser.name), self._mark_chosen)
 
     def _mark_chosen(self, mark: Mark | None) -> None:
