@@ -168,8 +168,8 @@ class GameScreen(Screen[None]):
         return not (self.has_class("-too-narrow") or self.has_class("-too-short"))
 
     def action_play_key(self, key: str) -> None:
-        cell = self.key_layout.cell_for(key)
-        self.submit(lambda: self._play(cell))
+        """A digit: the cell it names is read in turn, in the layout in force by then."""
+        self.submit(lambda: self._play(self.key_layout.cell_for(key)))
 
     def on_board_cell_chosen(self, event: Board.CellChosen) -> None:
         self.submit(lambda: self._play(event.cell))
