@@ -102,6 +102,8 @@ class GameScreen(Screen[None]):
         self._computer_timer: Timer | None = None
         self._asking = False
         """True while the mark dialog is open."""
+        self._leaving = False
+        """True once the session is ending: input still queued is dropped."""
 
     @property
     def board(self) -> Board:
@@ -133,6 +135,10 @@ class GameScreen(Screen[None]):
         self.board.focus()
         self.submit(self._next_step)  # behind any key that arrived before the screen was up
 
+    def on_resize(self) -> None:
+        """Back above the minimum size, the board takes the keys again."""
+        self._take_focus()
+
     # State flows down.
 
     def watch_series(self, old: Series, series: Series) -> None:
@@ -150,6 +156,20 @@ class GameScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.board.remove_class("-inactive")
+        self._take_focus()
+
+    def _take_focus(self) -> None:
+        """Hiding the board below the minimum size takes its focus away: give it back."""
+        if self.focused is None and not self._too_small:
+            self.call_after_refresh(self._focus_board)
+
+    def _focus_board(self) -> None:
+        if self.focused is None and not self._too_small and self.is_current:
+            self.board.focus()
+
+    @property
+    def _too_small(self) -> bool:
+        return self.has_class("-too-narrow") or self.has_class("-too-short")
 
     def watch_key_layout(self, layout: KeyLayout) -> None:
         self.board.key_layout = layout
@@ -160,12 +180,16 @@ class GameScreen(Screen[None]):
     # Input arrives: each key, click or answer is queued as an intent, in arrival order.
 
     def submit(self, intent: Intent) -> None:
-        """Queue `intent` behind every input that arrived before it."""
-        self.call_next(intent)
+        """Queue `intent` behind every input that arrived before it; after quitting, drop it."""
+
+        def in_turn() -> Awaitable[object] | None:
+            return None if self._leaving else intent()
+
+        self.call_next(in_turn)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Below the minimum size only the "enlarge" line shows: the game's keys do nothing."""
-        return not (self.has_class("-too-narrow") or self.has_class("-too-short"))
+        return not self._too_small
 
     def action_play_key(self, key: str) -> None:
         """A digit: the cell it names is read in turn, in the layout in force by then."""
@@ -200,6 +224,7 @@ class GameScreen(Screen[None]):
         self.submit(self._quit)
 
     def _quit(self) -> None:
+        self._leaving = True
         self.app.exit(self.series)
 
     def action_show_record(self) -> None:
@@ -260,7 +285,12 @@ class GameScreen(Screen[None]):
                 self._computer_timer = self.set_timer(delay, self._computer_due)
             return
         self._cancel_computer()
-        chooser = series.person_choosing
+        if series.person_choosing is not None:
+            # In turn: a mark already typed ahead (before the dialog could be up) goes first.
+            self.submit(self._ask_for_mark)
+
+    def _ask_for_mark(self) -> None:
+        chooser = self.series.person_choosing
         if chooser is not None and not self._asking:
             self._asking = True
             self.app.push_screen(MarkChoiceScreen(chooser.name), self._mark_chosen)
