@@ -97,7 +97,7 @@ class TicTacToeApp(App[Series | None]):
         if series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
 
-            self.push_screen(NewGameScreen(self.config.first_move), self._play)
+            self.push_screen(NewGameScreen(self.config), self._play)
         else:
             self._play(series)
 

@@ -144,3 +144,57 @@ async def test_a_long_name_does_not_crowd_out_the_board(start: Start) -> None:
         assert ui.game.query_one("#status").region.height <= 2
         assert "…" in ui.status()
         assert all(ui.cell(cell).region.height >= 3 for cell in range(9))
+
+
+def field(ui: Driver, number: int) -> Input:
+    return ui.app.screen.query_one(f"#name-{number}", Input)
+
+
+def opponent(ui: Driver) -> Level | None:
+    screen = ui.app.screen
+    assert isinstance(screen, NewGameScreen)
+    return screen.level
+
+
+@pytest.mark.parametrize(
+    ("argv", "name_1", "name_2", "level"),
+    [
+        ([], "", "", None),
+        (["--vs", "computer"], "", "", Level.MEDIUM),
+        (["--level", "hard"], "", "", Level.HARD),
+        (["--vs", "computer", "--level", "easy"], "", "", Level.EASY),
+        (["--player1", "Ada"], "Ada", "", None),
+        (["--player2", "Bob"], "", "Bob", None),
+        (["--vs", "person", "--player2", "Bob"], "", "Bob", None),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+async def test_the_new_game_screen_starts_from_what_the_command_line_said(
+    start: Start, argv: list[str], name_1: str, name_2: str, level: Level | None
+) -> None:
+    config = parse_config(argv)
+    async with start(player1=config.player1, player2=config.player2, level=config.level) as ui:
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert (field(ui, 1).value, field(ui, 2).value, opponent(ui)) == (name_1, name_2, level)
+        assert field(ui, 2).disabled is (level is not None)
+        assert field(ui, 2).placeholder == ("Player 2" if level is None else "Computer")
+
+
+async def test_a_name_from_the_command_line_is_the_one_played_with(start: Start) -> None:
+    async with start(player1="Ada") as ui:
+        await ui.press("tab", *"Bob", "enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert [player.name for player in ui.series.players] == ["Ada", "Bob"]
+
+
+async def test_a_level_from_the_command_line_is_the_computer_played_against(start: Start) -> None:
+    async with start(level=Level.HARD) as ui:
+        await ui.press(*"Ada", "enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        first, second = ui.series.players
+        assert first.name == "Ada"
+        assert (second.name, second.level) == ("Computer", Level.HARD)
