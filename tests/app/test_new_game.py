@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual import events
 from textual.widgets import Input
 
 from app.conftest import Driver, Start
@@ -198,3 +199,58 @@ async def test_a_level_from_the_command_line_is_the_computer_played_against(star
         first, second = ui.series.players
         assert first.name == "Ada"
         assert (second.name, second.level) == ("Computer", Level.HARD)
+
+
+LOOK_THE_SAME = {
+    "a zero-width joiner": ("Ada", "Ada\u200d"),
+    "José typed two ways": ("Jos\u00e9", "Jose\u0301"),
+    "only the case": ("a", "A"),
+}
+"""Pairs of names a person could not tell apart on screen."""
+
+
+@pytest.mark.parametrize(("first", "second"), LOOK_THE_SAME.values(), ids=LOOK_THE_SAME.keys())
+def test_names_that_look_the_same_are_refused_on_the_command_line_in_one_sentence(
+    capsys: pytest.CaptureFixture[str], first: str, second: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_config(["--player1", first, "--player2", second])
+    assert exit_info.value.code == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"tictactoe: error: The two names must differ: {first!r} and ")
+    assert said.endswith(" look the same.\n") and said.count("differ") == 1
+
+
+def test_the_refusal_quotes_the_names_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_config(["--player1", "a", "--player2", "A"])
+    assert capsys.readouterr().err == (
+        "tictactoe: error: The two names must differ: 'a' and 'A' look the same.\n"
+    )
+
+
+@pytest.mark.parametrize(("first", "second"), LOOK_THE_SAME.values(), ids=LOOK_THE_SAME.keys())
+async def test_names_that_look_the_same_are_refused_on_the_new_game_screen(
+    start: Start, first: str, second: str
+) -> None:
+    async with start() as ui:
+        for number, name in enumerate((first, second), start=1):  # pasted: invisible ones too
+            field(ui, number).post_message(events.Paste(name))
+        await ui.pilot.pause()
+        await ui.press("enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert ui.app.game_screen is None
+        assert (field(ui, 1).value, field(ui, 2).value) == (first, second)
+        said = " ".join(error_text(ui).split())  # as painted, line breaks aside
+        assert said.startswith(f"The two names must differ: {first!r} and ")
+        assert said.endswith(" look the same.") and said.count("differ") == 1
+
+
+async def test_the_screen_says_it_once_too(start: Start) -> None:
+    async with start() as ui:
+        await ui.press("a", "tab", "A", "enter")
+        await ui.pilot.pause()
+        said = " ".join(error_text(ui).split())
+        assert said == "The two names must differ: 'a' and 'A' look the same."
