@@ -8,10 +8,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from rich.cells import cell_len
+
 from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
+from tictactoe.names import short
 from tictactoe.process import signals_stop, terminal_problem
 from tictactoe.series import FirstMove, NameClash, Series
 from tictactoe.served import is_served
@@ -104,14 +107,17 @@ def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
 
 
 def final_score(series: Series) -> str:
-    """The scoreboard as plain text, printed after the screen is restored."""
+    """The scoreboard as plain text, printed after the screen is restored.
+
+    Names are shortened as on screen, and the counts line up in terminal cells (a
+    character of 山田 takes two).
+    """
     (first, second), (wins1, wins2) = series.players, series.wins
-    width = max(len(first.name), len(second.name), len("Draws"))
+    rows = [(short(first.name), wins1), (short(second.name), wins2), ("Draws", series.draws)]
+    width = max(cell_len(label) for label, _ in rows)
     lines = [
         "Final score",
-        f"  {first.name:<{width}}  {wins1}",
-        f"  {second.name:<{width}}  {wins2}",
-        f"  {'Draws':<{width}}  {series.draws}",
+        *(f"  {label}{' ' * (width - cell_len(label))}  {count}" for label, count in rows),
         f"  ({series.played} match{'' if series.played == 1 else 'es'} played)",
     ]
     return "\n".join(lines)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from tictactoe import __version__, cli, process
 from tictactoe.ai import Level
@@ -15,6 +16,7 @@ from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
+from tictactoe.names import NAME_WIDTH, short
 from tictactoe.series import FirstMove, NameClash, Player, Series
 
 
@@ -166,6 +168,26 @@ def test_final_score_lists_names_wins_draws_and_matches() -> None:
         "Final score\n  Ada          1\n  Bartholomew  0\n  Draws        0\n  (1 match played)"
     )
     assert cli.final_score(Series.new("A", "B")).endswith("(0 matches played)")
+
+
+def score_columns(score: str) -> set[int]:
+    """The terminal column where each count of the final score starts."""
+    return {cell_len(line.rsplit(" ", 1)[0]) for line in score.splitlines()[1:4]}
+
+
+def test_the_final_score_lines_up_by_terminal_cells() -> None:
+    """山田 is two characters but four cells wide; the counts start in one column all the same."""
+    score = cli.final_score(Series.new("山田", "Bob"))
+    assert len(score_columns(score)) == 1
+    assert score.splitlines()[1] == "  山田   0"
+
+
+def test_the_final_score_shortens_a_long_name_as_the_screen_does() -> None:
+    score = cli.final_score(Series.new("A" * 1000, "Bob"))
+    first = score.splitlines()[1]
+    assert first == f"  {short('A' * 1000)}  0" and first.endswith("…  0")
+    assert len(score_columns(score)) == 1
+    assert max(cell_len(line) for line in score.splitlines()) <= NAME_WIDTH + 6
 
 
 def test_main_prints_the_final_score_after_the_app_returns(
