@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from rich.cells import cell_len
 from textual import events
 from textual.widgets import Input
 
-from app.conftest import Driver, Start
+from app.conftest import Driver, Start, inside
 from tictactoe.ai import Level
 from tictactoe.cli import parse_config
 from tictactoe.screens.mark_choice import MarkChoiceScreen
@@ -254,3 +255,28 @@ async def test_the_screen_says_it_once_too(start: Start) -> None:
         await ui.pilot.pause()
         said = " ".join(error_text(ui).split())
         assert said == "The two names must differ: 'a' and 'A' look the same."
+
+
+LONG_NAMES = {
+    "a long name": "Bartholomew Fitzwilliam " * 4,
+    "a thousand letters": "A" * 1000,
+    "wide characters": "山田太郎" * 8,
+    "wide, cut mid-way": "a" + "字" * 40,
+    "an emoji sequence": "👩\u200d💻" * 12,
+}
+
+
+@pytest.mark.parametrize("size", [(100, 32), (50, 16)], ids=["comfortable", "smallest"])
+@pytest.mark.parametrize("name", LONG_NAMES.values(), ids=LONG_NAMES.keys())
+async def test_the_mark_dialog_keeps_its_question_whole_and_shortens_the_name(
+    start: Start, name: str, size: tuple[int, int]
+) -> None:
+    async with start(size=size, player1=name, player2="Bob") as ui:
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        question = ui.app.screen.query_one("#question")
+        lines = [line.strip() for line in inside(question)]
+
+        assert len(lines) == 1
+        assert lines[0].endswith("…, choose your mark")
+        assert cell_len(lines[0]) <= question.content_size.width
+        assert name.startswith(lines[0].removesuffix("…, choose your mark"))
