@@ -280,3 +280,13 @@ async def test_the_mark_dialog_keeps_its_question_whole_and_shortens_the_name(
         assert lines[0].endswith("…, choose your mark")
         assert cell_len(lines[0]) <= question.content_size.width
         assert name.startswith(lines[0].removesuffix("…, choose your mark"))
+
+
+async def test_the_opponent_list_starts_at_the_level_the_command_line_chose(start: Start) -> None:
+    async with start(level=Level.HARD) as ui:
+        await ui.press("tab")  # the computer's name is not asked: on to the opponents
+        assert ui.app.focused is ui.app.screen.query_one("#opponent")
+        await ui.press("enter")
+        assert opponent(ui) is Level.HARD
+        await ui.press("up", "enter")
+        assert opponent(ui) is Level.MEDIUM

@@ -66,6 +66,14 @@ class NameField(OwnKeys, Input):
 class OpponentChoice(OwnKeys, RadioSet):
     """The opponent: its arrow keys move through these options, wherever the focus is now."""
 
+    def on_mount(self) -> None:
+        # RadioSet's own mount handler, which runs after this one, highlights the first option.
+        self.call_later(self._highlight_pressed)
+
+    def _highlight_pressed(self) -> None:
+        """Start the highlight on the option chosen (the command line may have chosen one)."""
+        self._selected = self.pressed_index
+
 
 async def drained(widget: Widget) -> None:
     """Wait until `widget` has handled every message already sent to it (keys included)."""
