@@ -1,7 +1,28 @@
-"""`python -m tictactoe` runs the game."""
+"""`tictactoe` and `python -m tictactoe`: the signals are taken first, then the game loads."""
 
 from __future__ import annotations
 
-from tictactoe.cli import main
+import signal
+import sys
 
-raise SystemExit(main())
+
+def _leave_quietly(number: int, _frame: object) -> None:
+    raise SystemExit(128 + number)
+
+
+def main() -> int:
+    """Run the command; a signal while its modules import ends it quietly, with 128 + number.
+
+    Nothing is on screen or to be kept yet. (Before this first line, the interpreter's
+    own start-up, a few milliseconds, answers Ctrl-C as every Python program does.)
+    """
+    for name in ("SIGHUP", "SIGINT", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _leave_quietly)
+    from tictactoe.cli import main as run  # after the signals: importing takes half a second
+
+    return run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import random
-import signal
 import sys
 from collections.abc import Iterable
-from contextlib import suppress
 from pathlib import Path
 from typing import ClassVar
 from weakref import WeakKeyDictionary
@@ -17,6 +14,7 @@ from platformdirs import user_log_path
 from rich.console import Console, RenderableType
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -32,9 +30,6 @@ __all__ = ["CRASH_LOG", "TicTacToeApp"]
 
 CRASH_LOG = user_log_path("tictactoe") / "crash.log"
 """Where the details of an unexpected error go, instead of onto the player's screen."""
-
-_SIGNALS = (("SIGTERM", 128 + 15), ("SIGINT", 128 + 2), ("SIGHUP", 128 + 1))
-"""Signals that end the game cleanly, and the exit status each leaves (128 + number)."""
 
 
 class TicTacToeApp(App[Series | None]):
@@ -72,11 +67,26 @@ class TicTacToeApp(App[Series | None]):
         """Theme and digit layout, remembered across runs."""
         self._recorded = 0
         """How many matches of the series are in the statistics already."""
+        self.series: Series | None = None
+        """The series as of its start or its last finished match: the score to print,
+        however the session ends (an unexpected error included)."""
+        self._leaving = False
+        """Whether the session is ending already: a later signal changes nothing."""
         self._focus_before_resize: WeakKeyDictionary[Screen[object], Widget] = WeakKeyDictionary()
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver; on Linux and macOS, one that knows when the terminal has gone."""
+        driver = super().get_driver_class()
+        if sys.platform != "win32":
+            from textual.drivers.linux_driver import LinuxDriver
+
+            if driver is LinuxDriver:
+                from tictactoe.driver import TerminalDriver
+
+                return TerminalDriver
+        return driver
+
     def on_mount(self) -> None:
-        if not self.is_headless:
-            self._catch_signals()
         warnings = self.settings.load() + self.stats.load().warnings
         theme = self.settings.settings.theme
         if theme in self.available_themes:
@@ -87,7 +97,7 @@ class TicTacToeApp(App[Series | None]):
         if series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
 
-            self.push_screen(NewGameScreen(self.config.first_move), self._play)
+            self.push_screen(NewGameScreen(self.config), self._play)
         else:
             self._play(series)
 
@@ -99,6 +109,7 @@ class TicTacToeApp(App[Series | None]):
         if series is None:
             self.exit(None)
             return
+        self.series = series
         self.push_screen(
             GameScreen(
                 series,
@@ -133,16 +144,14 @@ class TicTacToeApp(App[Series | None]):
         else:
             screen.focus_next()
 
-    def _catch_signals(self) -> None:
-        """End cleanly on SIGTERM, SIGINT and SIGHUP: terminal restored, score printed."""
-        loop = asyncio.get_running_loop()
-        for name, status in _SIGNALS:
-            number = getattr(signal, name, None)
-            if number is not None:
-                with suppress(NotImplementedError, RuntimeError, ValueError):
-                    loop.add_signal_handler(number, self._stop, status)
+    def stop(self, status: int) -> None:
+        """End the session for a signal (or the terminal gone), leaving `status`.
 
-    def _stop(self, status: int) -> None:
+        What is finished is recorded and the score printed, as on quitting; the first
+        reason to leave is the one that counts.
+        """
+        if self._leaving:
+            return
         game = self.game_screen
         self.exit(game.series if game else None, return_code=status)
 
@@ -153,7 +162,9 @@ class TicTacToeApp(App[Series | None]):
         message: RenderableType | None = None,
     ) -> None:
         """End the session; every finished match of `result` is recorded first."""
+        self._leaving = True
         if isinstance(result, Series):  # (test tools exit with other results)
+            self.series = result
             self._record(result)
         super().exit(result, return_code, message)
 
@@ -189,6 +200,7 @@ class TicTacToeApp(App[Series | None]):
 
     def on_game_screen_match_finished(self, event: GameScreen.MatchFinished) -> None:
         """Count the finished match in the lifetime statistics."""
+        self.series = event.series
         self._record(event.series)
 
     def _record(self, series: Series) -> None:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from rich.cells import cell_len
 
 from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
+from tictactoe.names import short
+from tictactoe.process import signals_stop, terminal_problem
 from tictactoe.series import FirstMove, NameClash, Series
 from tictactoe.served import is_served
 
@@ -102,33 +107,53 @@ def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
 
 
 def final_score(series: Series) -> str:
-    """The scoreboard as plain text, printed after the screen is restored."""
+    """The scoreboard as plain text, printed after the screen is restored.
+
+    Names are shortened as on screen, and the counts line up in terminal cells (a
+    character of 山田 takes two).
+    """
     (first, second), (wins1, wins2) = series.players, series.wins
-    width = max(len(first.name), len(second.name), len("Draws"))
+    rows = [(short(first.name), wins1), (short(second.name), wins2), ("Draws", series.draws)]
+    width = max(cell_len(label) for label, _ in rows)
     lines = [
         "Final score",
-        f"  {first.name:<{width}}  {wins1}",
-        f"  {second.name:<{width}}  {wins2}",
-        f"  {'Draws':<{width}}  {series.draws}",
+        *(f"  {label}{' ' * (width - cell_len(label))}  {count}" for label, count in rows),
         f"  ({series.played} match{'' if series.played == 1 else 'es'} played)",
     ]
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The whole command: its exit statuses are in the README."""
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "serve":  # `tictactoe serve ...`: the game for web browsers
         from tictactoe.web import main as serve
 
         return serve(argv[1:])
     config = parse_config(argv)
+    problem = terminal_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     from tictactoe.app import TicTacToeApp  # imported late: --help and --version stay instant
 
     app = TicTacToeApp(config)
-    series = app.run()
+    with signals_stop(app.stop):
+        series = app.run()
+    if series is None:  # an unexpected error ended it: the score as of the last finished match
+        series = app.series
     if series is not None and not is_served():  # served: stdout is the server's pipe
-        print(final_score(series))
+        _print_score(final_score(series))
     return app.return_code or 0
+
+
+def _print_score(text: str) -> None:
+    try:
+        print(text, flush=True)
+    except OSError:  # the terminal or the pipe has gone: nobody is left to read it
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 if __name__ == "__main__":

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
-from tictactoe import __version__, cli
+from tictactoe import __version__, cli, process
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
+from tictactoe.names import NAME_WIDTH, short
 from tictactoe.series import FirstMove, NameClash, Player, Series
 
 
@@ -167,6 +170,26 @@ def test_final_score_lists_names_wins_draws_and_matches() -> None:
     assert cli.final_score(Series.new("A", "B")).endswith("(0 matches played)")
 
 
+def score_columns(score: str) -> set[int]:
+    """The terminal column where each count of the final score starts."""
+    return {cell_len(line.rsplit(" ", 1)[0]) for line in score.splitlines()[1:4]}
+
+
+def test_the_final_score_lines_up_by_terminal_cells() -> None:
+    """山田 is two characters but four cells wide; the counts start in one column all the same."""
+    score = cli.final_score(Series.new("山田", "Bob"))
+    assert len(score_columns(score)) == 1
+    assert score.splitlines()[1] == "  山田   0"
+
+
+def test_the_final_score_shortens_a_long_name_as_the_screen_does() -> None:
+    score = cli.final_score(Series.new("A" * 1000, "Bob"))
+    first = score.splitlines()[1]
+    assert first == f"  {short('A' * 1000)}  0" and first.endswith("…  0")
+    assert len(score_columns(score)) == 1
+    assert max(cell_len(line) for line in score.splitlines()) <= NAME_WIDTH + 6
+
+
 def test_main_prints_the_final_score_after_the_app_returns(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,6 +201,67 @@ def test_main_prints_the_final_score_after_the_app_returns(
         return ended
 
     monkeypatch.setattr(TicTacToeApp, "run", run)
+    monkeypatch.setattr(cli, "terminal_problem", lambda: None)
     assert cli.main(["--player1", "Ada", "--player2", "Bob", "--no-save"]) == 0
     assert seen[0].player1 == "Ada" and seen[0].save is False
     assert capsys.readouterr().out == cli.final_score(ended) + "\n"
+
+
+class Stream(io.StringIO):
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+@pytest.mark.parametrize(
+    ("stdin", "stdout", "stderr", "refused"),
+    [
+        (True, True, True, None),
+        (True, False, True, None),  # tictactoe | cat: drawn on standard error
+        (True, True, False, None),  # tictactoe 2>log: drawn on standard output
+        (False, True, True, "standard input"),
+        (True, False, False, "nowhere to draw"),
+    ],
+)
+def test_the_game_needs_a_terminal_to_read_keys_from_and_one_to_draw_on(
+    monkeypatch: pytest.MonkeyPatch, stdin: bool, stdout: bool, stderr: bool, refused: str | None
+) -> None:
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
+    monkeypatch.delenv("TICTACTOE_SERVED", raising=False)
+    for name, terminal in (("__stdin__", stdin), ("__stdout__", stdout), ("__stderr__", stderr)):
+        monkeypatch.setattr(sys, name, Stream(terminal))
+
+    problem = process.terminal_problem()
+    if refused is None:
+        assert problem is None
+    else:
+        assert problem is not None and problem.startswith("tictactoe needs a terminal: ")
+        assert refused in problem and problem.count(".") == 1
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("TICTACTOE_SERVED", "1"), ("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")],
+)
+def test_a_game_served_to_a_browser_needs_no_terminal(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    for name in ("__stdin__", "__stdout__", "__stderr__"):
+        monkeypatch.setattr(sys, name, Stream(False))
+    monkeypatch.delenv("TICTACTOE_SERVED", raising=False)
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
+    assert process.terminal_problem() is not None
+    monkeypatch.setenv(variable, value)
+    assert process.terminal_problem() is None
+
+
+def test_main_refuses_without_a_terminal_before_loading_the_game(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "terminal_problem", lambda: "tictactoe needs a terminal: none here.")
+    monkeypatch.setattr(TicTacToeApp, "run", lambda self: pytest.fail("the game ran"))
+    assert cli.main(["--player1", "Ada", "--player2", "Bob", "--no-save"]) == 2
+    assert capsys.readouterr().err == "tictactoe needs a terminal: none here.\n"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from rich.cells import cell_len
+from textual import events
 from textual.widgets import Input
 
-from app.conftest import Driver, Start
+from app.conftest import Driver, Start, inside
 from tictactoe.ai import Level
 from tictactoe.cli import parse_config
 from tictactoe.screens.mark_choice import MarkChoiceScreen
@@ -144,3 +146,147 @@ async def test_a_long_name_does_not_crowd_out_the_board(start: Start) -> None:
         assert ui.game.query_one("#status").region.height <= 2
         assert "…" in ui.status()
         assert all(ui.cell(cell).region.height >= 3 for cell in range(9))
+
+
+def field(ui: Driver, number: int) -> Input:
+    return ui.app.screen.query_one(f"#name-{number}", Input)
+
+
+def opponent(ui: Driver) -> Level | None:
+    screen = ui.app.screen
+    assert isinstance(screen, NewGameScreen)
+    return screen.level
+
+
+@pytest.mark.parametrize(
+    ("argv", "name_1", "name_2", "level"),
+    [
+        ([], "", "", None),
+        (["--vs", "computer"], "", "", Level.MEDIUM),
+        (["--level", "hard"], "", "", Level.HARD),
+        (["--vs", "computer", "--level", "easy"], "", "", Level.EASY),
+        (["--player1", "Ada"], "Ada", "", None),
+        (["--player2", "Bob"], "", "Bob", None),
+        (["--vs", "person", "--player2", "Bob"], "", "Bob", None),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+async def test_the_new_game_screen_starts_from_what_the_command_line_said(
+    start: Start, argv: list[str], name_1: str, name_2: str, level: Level | None
+) -> None:
+    config = parse_config(argv)
+    async with start(player1=config.player1, player2=config.player2, level=config.level) as ui:
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert (field(ui, 1).value, field(ui, 2).value, opponent(ui)) == (name_1, name_2, level)
+        assert field(ui, 2).disabled is (level is not None)
+        assert field(ui, 2).placeholder == ("Player 2" if level is None else "Computer")
+
+
+async def test_a_name_from_the_command_line_is_the_one_played_with(start: Start) -> None:
+    async with start(player1="Ada") as ui:
+        await ui.press("tab", *"Bob", "enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert [player.name for player in ui.series.players] == ["Ada", "Bob"]
+
+
+async def test_a_level_from_the_command_line_is_the_computer_played_against(start: Start) -> None:
+    async with start(level=Level.HARD) as ui:
+        await ui.press(*"Ada", "enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        first, second = ui.series.players
+        assert first.name == "Ada"
+        assert (second.name, second.level) == ("Computer", Level.HARD)
+
+
+LOOK_THE_SAME = {
+    "a zero-width joiner": ("Ada", "Ada\u200d"),
+    "José typed two ways": ("Jos\u00e9", "Jose\u0301"),
+    "only the case": ("a", "A"),
+}
+"""Pairs of names a person could not tell apart on screen."""
+
+
+@pytest.mark.parametrize(("first", "second"), LOOK_THE_SAME.values(), ids=LOOK_THE_SAME.keys())
+def test_names_that_look_the_same_are_refused_on_the_command_line_in_one_sentence(
+    capsys: pytest.CaptureFixture[str], first: str, second: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_config(["--player1", first, "--player2", second])
+    assert exit_info.value.code == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"tictactoe: error: The two names must differ: {first!r} and ")
+    assert said.endswith(" look the same.\n") and said.count("differ") == 1
+
+
+def test_the_refusal_quotes_the_names_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_config(["--player1", "a", "--player2", "A"])
+    assert capsys.readouterr().err == (
+        "tictactoe: error: The two names must differ: 'a' and 'A' look the same.\n"
+    )
+
+
+@pytest.mark.parametrize(("first", "second"), LOOK_THE_SAME.values(), ids=LOOK_THE_SAME.keys())
+async def test_names_that_look_the_same_are_refused_on_the_new_game_screen(
+    start: Start, first: str, second: str
+) -> None:
+    async with start() as ui:
+        for number, name in enumerate((first, second), start=1):  # pasted: invisible ones too
+            field(ui, number).post_message(events.Paste(name))
+        await ui.pilot.pause()
+        await ui.press("enter")
+        await ui.pilot.pause()
+
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert ui.app.game_screen is None
+        assert (field(ui, 1).value, field(ui, 2).value) == (first, second)
+        said = " ".join(error_text(ui).split())  # as painted, line breaks aside
+        assert said.startswith(f"The two names must differ: {first!r} and ")
+        assert said.endswith(" look the same.") and said.count("differ") == 1
+
+
+async def test_the_screen_says_it_once_too(start: Start) -> None:
+    async with start() as ui:
+        await ui.press("a", "tab", "A", "enter")
+        await ui.pilot.pause()
+        said = " ".join(error_text(ui).split())
+        assert said == "The two names must differ: 'a' and 'A' look the same."
+
+
+LONG_NAMES = {
+    "a long name": "Bartholomew Fitzwilliam " * 4,
+    "a thousand letters": "A" * 1000,
+    "wide characters": "山田太郎" * 8,
+    "wide, cut mid-way": "a" + "字" * 40,
+    "an emoji sequence": "👩\u200d💻" * 12,
+}
+
+
+@pytest.mark.parametrize("size", [(100, 32), (50, 16)], ids=["comfortable", "smallest"])
+@pytest.mark.parametrize("name", LONG_NAMES.values(), ids=LONG_NAMES.keys())
+async def test_the_mark_dialog_keeps_its_question_whole_and_shortens_the_name(
+    start: Start, name: str, size: tuple[int, int]
+) -> None:
+    async with start(size=size, player1=name, player2="Bob") as ui:
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        question = ui.app.screen.query_one("#question")
+        lines = [line.strip() for line in inside(question)]
+
+        assert len(lines) == 1
+        assert lines[0].endswith("…, choose your mark")
+        assert cell_len(lines[0]) <= question.content_size.width
+        assert name.startswith(lines[0].removesuffix("…, choose your mark"))
+
+
+async def test_the_opponent_list_starts_at_the_level_the_command_line_chose(start: Start) -> None:
+    async with start(level=Level.HARD) as ui:
+        await ui.press("tab")  # the computer's name is not asked: on to the opponents
+        assert ui.app.focused is ui.app.screen.query_one("#opponent")
+        await ui.press("enter")
+        assert opponent(ui) is Level.HARD
+        await ui.press("up", "enter")
+        assert opponent(ui) is Level.MEDIUM

@@ -1,13 +1,20 @@
-"""The game as a real process in a pseudo-terminal: signals end it cleanly, errors stay plain."""
+"""The game as a real process in a pseudo-terminal: every way out, and the terminal it needs.
+
+Each row of the README's table of exit statuses is tried here, as a person would meet it.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
+import struct
+import subprocess
 import sys
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -17,19 +24,60 @@ from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 
 pty = pytest.importorskip("pty")
+termios = pytest.importorskip("termios")
+fcntl = pytest.importorskip("fcntl")
 
+ENTER_ALTERNATE_SCREEN = b"\x1b[?1049h"
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
 SHOW_CURSOR = b"\x1b[?25h"
+CTRL_Q = b"\x11"
+
+PROMPTLY = 4.0
+"""Seconds a way out may take, start-up aside (well under the process's 5 s last resort)."""
 
 
 class Terminal:
-    """`python -m tictactoe` running in a pseudo-terminal, read as a person would see it."""
+    """`python -m tictactoe` running in a pseudo-terminal, read as a person would see it.
 
-    def __init__(self, *args: str) -> None:
+    `stdin` and `stdout` replace those streams of the game with a file descriptor (a
+    pipe, the null device); `code` runs instead of `-m tictactoe`, with the same options.
+    """
+
+    def __init__(
+        self,
+        *args: str,
+        size: tuple[int, int] = (100, 32),
+        stdin: int | None = None,
+        stdout: int | None = None,
+        stderr: int | None = None,
+        code: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        started, exec_done = os.pipe()  # the child's end closes on exec: the game has started
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become the game
-            os.environ["TERM"] = "xterm-256color"
-            os.execv(sys.executable, [sys.executable, "-m", "tictactoe", *args])
+        if self.pid == 0:  # the child: become the game, nothing else
+            try:
+                os.close(started)
+                columns, rows = size
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+                for replacement, fd in ((stdin, 0), (stdout, 1), (stderr, 2)):
+                    if replacement is not None:
+                        os.dup2(replacement, fd)
+                environment = {
+                    name: value
+                    for name, value in os.environ.items()
+                    if name not in ("COLUMNS", "LINES", "TEXTUAL_DRIVER")
+                }
+                environment.update({"TERM": "xterm-256color", **(env or {})})
+                program = ["-c", code] if code else ["-m", "tictactoe"]
+                os.execve(sys.executable, [sys.executable, *program, *args], environment)
+            finally:
+                os._exit(127)
+        os.close(exec_done)
+        os.read(started, 1)
+        os.close(started)
+        self.started = time.monotonic()
+        """When the game's program began (its interpreter starting)."""
         self.output = b""
 
     def read_until(self, text: bytes, timeout: float = 20) -> None:
@@ -47,41 +95,246 @@ class Terminal:
         self.read_until(screen_after)
 
     def finish(self, timeout: float = 20) -> int:
-        """Read to the end; the exit status."""
+        """Read to the end; the exit status (a test failure if the game is still running)."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not select.select([self.fd], [], [], 0.1)[0]:
-                continue
+        while (status := self.status(block=False)) is None:
+            if time.monotonic() > deadline:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                raise AssertionError(f"still running {timeout} s later, and killed")
+            if self.fd < 0:
+                time.sleep(0.05)
+            elif select.select([self.fd], [], [], 0.05)[0]:
+                with suppress(OSError):  # the terminal closes behind the child
+                    self.output += os.read(self.fd, 65536)
+        self.drain()
+        self.line_settings = self.attributes()
+        self.close()
+        return status
+
+    def status(self, *, block: bool) -> int | None:
+        pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        return os.waitstatus_to_exitcode(status) if pid else None
+
+    def drain(self) -> None:
+        while self.fd >= 0 and select.select([self.fd], [], [], 0.05)[0]:
             try:
                 chunk = os.read(self.fd, 65536)
-            except OSError:  # the child has gone and the terminal closed
-                break
+            except OSError:
+                return
             if not chunk:
-                break
+                return
             self.output += chunk
-        _, status = os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        return os.waitstatus_to_exitcode(status)
+
+    def attributes(self) -> int | None:
+        """The terminal's local modes (echo, line editing, Ctrl-C...), as the game left them."""
+        if self.fd < 0:
+            return None
+        lflag: int = termios.tcgetattr(self.fd)[3]
+        return lflag
+
+    def close(self) -> None:
+        """Close the terminal: its window goes away, as far as the game can tell."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    @property
+    def after_the_game(self) -> bytes:
+        """What the terminal shows once the game has left its screen."""
+        restored = self.output.rsplit(LEAVE_ALTERNATE_SCREEN, 1)
+        assert len(restored) == 2, "the alternate screen was never left"
+        return restored[1]
 
 
-@pytest.mark.parametrize(("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def play_a_win_for_ada(game: Terminal) -> None:
+    game.read_until(b"choose your mark")
+    game.type(b"x", b"7", b"4", b"8", b"5", b"9", screen_after=b"Ada wins!")
+
+
+def wins_saved(stats: Path) -> dict[str, int]:
+    players = json.loads(stats.read_text(encoding="utf-8"))["players"]
+    return {name: record["wins"] for name, record in players.items()}
+
+
+LINE_MODES = termios.ECHO | termios.ICANON | termios.ISIG
+"""What the game turns off while it runs: a shell needs them back."""
+
+
+def assert_restored(game: Terminal) -> None:
+    """The screen, the cursor and the line modes are as they were before the game."""
+    assert SHOW_CURSOR in game.after_the_game
+    assert game.line_settings is not None
+    assert game.line_settings & LINE_MODES == LINE_MODES
+
+
+QUITS = {
+    "q on the board": (b"q",),
+    "ctrl+q": (CTRL_Q,),
+    "the mark dialog's Quit": (b"n", b"q"),
+}
+
+
+@pytest.mark.parametrize("keys", QUITS.values(), ids=QUITS.keys())
+def test_quitting_leaves_0_with_the_terminal_restored_the_match_kept_and_the_score_printed(
+    tmp_path: Path, keys: tuple[bytes, ...]
+) -> None:
+    stats = tmp_path / "stats.json"
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    play_a_win_for_ada(game)
+    if keys[0] == b"n":
+        game.type(b"n", screen_after=b"Bob, choose your mark")
+    os.write(game.fd, keys[-1])
+
+    assert game.finish() == 0
+    assert_restored(game)
+    assert b"Final score" in game.after_the_game and b"Ada    1" in game.after_the_game
+    assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+
+
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)]
+)
 def test_a_signal_restores_the_terminal_saves_and_prints_the_score(
     tmp_path: Path, sig: signal.Signals, status: int
 ) -> None:
     stats = tmp_path / "stats.json"
     game = Terminal("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
-    game.read_until(b"choose your mark")
-    game.type(b"x", b"7", b"4", b"8", b"5", b"9", screen_after=b"Ada wins!")
+    play_a_win_for_ada(game)
     os.kill(game.pid, sig)
 
     assert game.finish() == status
-    restored = game.output.rsplit(LEAVE_ALTERNATE_SCREEN, 1)
-    assert len(restored) == 2, "the alternate screen was never left"
-    assert SHOW_CURSOR in restored[1]
-    assert b"Final score" in restored[1] and b"Ada    1" in restored[1]
-    saved = json.loads(stats.read_text(encoding="utf-8"))
-    assert saved["players"]["Ada"]["wins"] == 1
-    assert saved["players"]["Bob"]["losses"] == 1
+    assert_restored(game)
+    assert b"Final score" in game.after_the_game and b"Ada    1" in game.after_the_game
+    assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+
+
+@pytest.mark.parametrize("then", ["", "SIGTERM"], ids=["closed", "closed then SIGTERM"])
+@pytest.mark.parametrize("finished", [False, True], ids=["at the mark dialog", "after a win"])
+def test_closing_the_terminal_ends_the_game_at_once_with_129_keeping_the_match(
+    tmp_path: Path, finished: bool, then: str
+) -> None:
+    stats = tmp_path / "stats.json"
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    if finished:
+        play_a_win_for_ada(game)
+    else:
+        game.read_until(b"choose your mark")
+    game.close()
+    closed = time.monotonic()
+    if then:
+        os.kill(game.pid, signal.SIGTERM)
+
+    # (a SIGTERM may overtake the kernel's SIGHUP: then it is the first reason to leave)
+    assert game.finish() in ({129, 143} if then else {129})
+    assert time.monotonic() - closed < PROMPTLY
+    if finished:
+        assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+
+
+def test_closing_the_terminal_leaves_no_word_on_standard_error(tmp_path: Path) -> None:
+    errors = tmp_path / "errors.txt"
+    with errors.open("wb") as stderr:
+        game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save", stderr=stderr.fileno())
+    play_a_win_for_ada(game)  # drawn on standard output, standard error being a file
+    game.close()
+
+    assert game.finish() == 129
+    assert errors.read_bytes() == b""
+
+
+def test_without_a_terminal_it_refuses_at_once_in_one_sentence() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tictactoe", "--player1", "Ada", "--player2", "Bob", "--no-save"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert result.stderr.decode().startswith("tictactoe needs a terminal")
+    assert result.stderr.decode().count(".") == 1 and result.stderr.endswith(b".\n")
+
+
+def test_with_standard_input_not_a_terminal_it_refuses_even_in_one() -> None:
+    null = os.open(os.devnull, os.O_RDONLY)
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save", stdin=null)
+    os.close(null)
+
+    assert game.finish() == 2
+    assert ENTER_ALTERNATE_SCREEN not in game.output
+    assert game.output.startswith(b"tictactoe needs a terminal: standard input is not one")
+
+
+def test_with_standard_output_piped_it_fills_the_real_terminal() -> None:
+    score, piped = os.pipe()
+    game = Terminal(
+        "--player1", "Ada", "--player2", "Bob", "--no-save", size=(100, 32), stdout=piped
+    )
+    os.close(piped)
+    game.read_until(b"choose your mark")
+    time.sleep(1)
+    game.drain()  # settled: any resize has been drawn
+    footer = game.output[: game.output.rindex(b"palette")]
+    footer_row = int(re.findall(rb"\x1b\[(\d+);\d+H", footer)[-1])
+    game.type(b"q", screen_after=LEAVE_ALTERNATE_SCREEN)
+
+    assert game.finish() == 0
+    assert footer_row == 32  # the bottom line of the 100 x 32 window, not of 80 x 24
+    with os.fdopen(score, "rb") as pipe:
+        assert pipe.read().startswith(b"Final score\n  Ada    0\n")
+
+
+@pytest.mark.parametrize("moment", [0.0, 0.15, 0.3, 0.45, 0.6, 0.8, 1.0])
+def test_ctrl_c_at_any_moment_of_the_start_leaves_130_quietly(moment: float) -> None:
+    """`moment` counts from the start of the interpreter, whose own first milliseconds
+    answer Ctrl-C by dying of it: quiet too, and the shell reports 130 all the same."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    time.sleep(max(0.0, game.started + moment - time.monotonic()))
+    os.kill(game.pid, signal.SIGINT)
+
+    status = game.finish()
+    assert b"Traceback" not in game.output and b"KeyboardInterrupt" not in game.output
+    assert status == 130 or (status == -signal.SIGINT and game.output == b""), game.output
+    if ENTER_ALTERNATE_SCREEN in game.output:
+        assert_restored(game)
+
+
+CRASH_ON_HINT = (
+    "import tictactoe.screens.game as game;"
+    "game.GameScreen._hint = lambda self: 1 / 0;"
+    "from tictactoe.__main__ import main;"
+    "raise SystemExit(main())"
+)
+"""The game, with a bug planted behind the hint key."""
+
+
+def test_an_unexpected_error_leaves_1_restores_the_terminal_and_prints_the_score(
+    tmp_path: Path,
+) -> None:
+    stats = tmp_path / "stats.json"
+    game = Terminal(
+        "--player1",
+        "Ada",
+        "--player2",
+        "Bob",
+        "--stats-file",
+        str(stats),
+        code=CRASH_ON_HINT,
+        env={"XDG_STATE_HOME": str(tmp_path / "state")},
+    )
+    play_a_win_for_ada(game)
+    os.write(game.fd, b"h")
+
+    assert game.finish() == 1
+    assert_restored(game)
+    after = game.after_the_game
+    assert b"Traceback" not in game.output and b"ZeroDivisionError" not in game.output
+    assert b"stopped after an unexpected error" in after
+    assert b"Final score" in after and b"Ada    1" in after
+    assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+    assert b"ZeroDivisionError" in next((tmp_path / "state").rglob("crash.log")).read_bytes()
 
 
 class BrokenApp(TicTacToeApp):

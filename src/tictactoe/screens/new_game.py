@@ -9,7 +9,7 @@ field has handled every key sent to it before it reads them.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -21,7 +21,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
 
 from tictactoe.ai import Level
-from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH
+from tictactoe.config import GameConfig
+from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.widgets.too_small import TooSmall
 
@@ -32,12 +33,13 @@ if TYPE_CHECKING:
 else:
     _WidgetMixin = object  # a mixin: the widget class it joins supplies the rest
 
-_OPPONENTS: dict[str, Level | None] = {
-    "vs-person": None,
-    "vs-easy": Level.EASY,
-    "vs-medium": Level.MEDIUM,
-    "vs-hard": Level.HARD,
+_OPPONENTS: Final[dict[str, tuple[Level | None, str]]] = {
+    "vs-person": (None, "Another person (hot seat)"),
+    "vs-easy": (Level.EASY, "Computer: easy"),
+    "vs-medium": (Level.MEDIUM, "Computer: medium"),
+    "vs-hard": (Level.HARD, "Computer: hard"),
 }
+"""Each opponent's radio button: its id, the computer's level (None: a person), its label."""
 
 
 class OwnKeys(_WidgetMixin):
@@ -64,6 +66,14 @@ class NameField(OwnKeys, Input):
 class OpponentChoice(OwnKeys, RadioSet):
     """The opponent: its arrow keys move through these options, wherever the focus is now."""
 
+    def on_mount(self) -> None:
+        # RadioSet's own mount handler, which runs after this one, highlights the first option.
+        self.call_later(self._highlight_pressed)
+
+    def _highlight_pressed(self) -> None:
+        """Start the highlight on the option chosen (the command line may have chosen one)."""
+        self._selected = self.pressed_index
+
 
 async def drained(widget: Widget) -> None:
     """Wait until `widget` has handled every message already sent to it (keys included)."""
@@ -82,18 +92,26 @@ class NewGameScreen(Screen[Series]):
         Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     ]
 
-    def __init__(self, first_move: FirstMove = FirstMove.CHOOSER) -> None:
+    def __init__(self, config: GameConfig | None = None) -> None:
         super().__init__()
-        self.first_move = first_move
+        self.config = config or GameConfig()
+        """What the command line already said: the fields start from it."""
+
+    @property
+    def first_move(self) -> FirstMove:
         """The first-move rule the series will use."""
+        return self.config.first_move
 
     def compose(self) -> ComposeResult:
+        config = self.config
+        against = config.level
         with Vertical(id="new-game", classes="dialog"):
             yield Static("Tic-tac-toe", id="new-title")
             yield Static("Three in a row wins. Who is playing?", id="new-subtitle")
             with Horizontal(classes="field"):
                 yield Label("Player 1", classes="field-label")
                 yield NameField(
+                    clean_name(config.player1 or "", ""),
                     placeholder=DEFAULT_NAMES[0],
                     id="name-1",
                     max_length=MAX_NAME_LENGTH,
@@ -102,17 +120,17 @@ class NewGameScreen(Screen[Series]):
             with Horizontal(classes="field"):
                 yield Label("Player 2", classes="field-label")
                 yield NameField(
-                    placeholder=DEFAULT_NAMES[1],
+                    clean_name(config.player2 or "", "") if against is None else "",
+                    placeholder=DEFAULT_NAMES[1] if against is None else COMPUTER_NAME,
                     id="name-2",
                     max_length=MAX_NAME_LENGTH,
                     select_on_focus=False,
+                    disabled=against is not None,
                 )
             yield Label("Opponent", id="opponent-label")
             with OpponentChoice(id="opponent"):
-                yield RadioButton("Another person (hot seat)", id="vs-person", value=True)
-                yield RadioButton("Computer: easy", id="vs-easy")
-                yield RadioButton("Computer: medium", id="vs-medium")
-                yield RadioButton("Computer: hard", id="vs-hard")
+                for option, (level, label) in _OPPONENTS.items():
+                    yield RadioButton(label, id=option, value=level is against)
             yield Static("", id="new-error")
             yield Button("Start", id="start", variant="primary")
         yield Footer()
@@ -122,7 +140,7 @@ class NewGameScreen(Screen[Series]):
     def level(self) -> Level | None:
         """The computer's level chosen, or None for a person."""
         pressed = self.query_one("#opponent", RadioSet).pressed_button
-        return _OPPONENTS.get(pressed.id or "") if pressed else None
+        return _OPPONENTS[pressed.id][0] if pressed and pressed.id else None
 
     @on(RadioSet.Changed)
     def opponent_changed(self) -> None:

@@ -1,0 +1,121 @@
+"""Textual's Linux and macOS driver, fitted to the edges of a real terminal.
+
+- It draws on `screen_file()` and measures that terminal, so `tictactoe | cat` still
+  fills the window (Textual measures standard output, which is then a pipe).
+- A terminal that goes away (its window closed, the link dropped) reads as the end of
+  input and fails every write with EIO. Textual's own driver then reads nothing again
+  and again at full speed (Textualize/textual#6690), or blocks for good once its
+  writer thread has died on a failed write. This one sends the process the SIGHUP
+  that a hang-up stands for, once, and writes to the null device from then on.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import sys
+import threading
+from codecs import getincrementaldecoder
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
+
+from textual._xterm_parser import XTermParser
+from textual.drivers.linux_driver import LinuxDriver
+
+from tictactoe.process import screen_file
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+__all__ = ["TerminalDriver"]
+
+
+class TerminalDriver(LinuxDriver):
+    """Draws on the real terminal, and turns that terminal going away into SIGHUP."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        debug: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
+        self._terminal = [fd for fd in (0, 1, 2) if os.isatty(fd)]
+        """The standard streams that are the terminal, while it is there."""
+        self._hung_up = threading.Lock()
+        self._screen = screen_file() or sys.__stderr__
+        """The terminal drawn on and measured."""
+        if self._screen is not None:
+            # Textual types this as the stream itself; its writer thread needs only write and flush.
+            self._file = _Output(self._screen, self._hang_up)  # type: ignore[assignment]
+
+    def _get_terminal_size(self) -> tuple[int, int]:
+        try:
+            width, height = os.get_terminal_size(self._screen.fileno()) if self._screen else (0, 0)
+        except (OSError, ValueError):
+            width = height = 0
+        if width and height:
+            return width, height
+        return super()._get_terminal_size()  # the environment's COLUMNS and LINES, else 80 by 25
+
+    def _sigcont_application(self, *_: object) -> None:
+        """Come back after ctrl+z only: a hang-up sends SIGCONT too, and no terminal is left."""
+        if self._must_signal_resume:
+            super()._sigcont_application()
+
+    def run_input_thread(self) -> None:
+        """Textual's input loop, except that reading nothing means the terminal has gone."""
+        parser = XTermParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+        with selectors.SelectSelector() as selector:  # kqueue cannot watch a terminal on macOS
+            selector.register(self.fileno, selectors.EVENT_READ)
+            while not self.exit_event.is_set():
+                if selector.select(0.1):
+                    try:
+                        data = os.read(self.fileno, 4096)
+                    except OSError:
+                        data = b""
+                    if not data:
+                        self._hang_up()
+                        return
+                    for event in parser.feed(decode(data)):
+                        self.process_message(event)
+                for event in parser.tick():
+                    self.process_message(event)
+
+    def _hang_up(self) -> None:
+        """The terminal has gone: nothing more reaches it, and the game is told by SIGHUP."""
+        if not self._hung_up.acquire(blocking=False):
+            return
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in self._terminal:
+            os.dup2(null, fd)
+        os.close(null)
+        os.kill(os.getpid(), signal.SIGHUP)
+
+
+class _Output:
+    """The terminal as Textual's writer thread sees it; a failed write is a hang-up."""
+
+    def __init__(self, file: TextIO, hang_up: Callable[[], None]) -> None:
+        self._file = file
+        self._hang_up = hang_up
+
+    def write(self, text: str) -> int:
+        try:
+            return self._file.write(text)
+        except OSError:
+            self._hang_up()
+            return 0
+
+    def flush(self) -> None:
+        try:
+            self._file.flush()
+        except OSError:
+            self._hang_up()
+
+    def fileno(self) -> int:
+        return self._file.fileno()

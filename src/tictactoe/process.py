@@ -1,0 +1,127 @@
+"""The edges of the process: the terminal it needs, and the signals that end it.
+
+Standard library only. (Before the game runs, `tictactoe.__main__` has the signals
+end the process quietly: Ctrl-C while the modules import leaves no traceback.)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Final, TextIO
+
+from tictactoe.served import is_served
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+
+__all__ = [
+    "GRACE",
+    "SIGNALS",
+    "screen_file",
+    "signals_stop",
+    "terminal_problem",
+]
+
+SIGNALS: Final = tuple(
+    getattr(signal, name) for name in ("SIGHUP", "SIGINT", "SIGTERM") if hasattr(signal, name)
+)
+"""The signals that end the game cleanly; each leaves the exit status 128 + its number."""
+
+GRACE: Final = 5.0
+"""Seconds the game has to leave after a signal before the process leaves without it."""
+
+_stop: Callable[[int], None] | None = None
+"""What a signal asks of the running game: leave with this status."""
+
+_deadline: threading.Timer | None = None
+
+
+def terminal_problem() -> str | None:
+    """Why the game cannot run here, as one sentence; None when it can.
+
+    It reads keys from standard input and draws on `screen_file()`, so both must be a
+    terminal; standard output may be a pipe (the final score goes there). A game served
+    to a browser has pipes to the server instead, and so may any other driver chosen
+    through TEXTUAL_DRIVER: those need no terminal.
+    """
+    if is_served() or os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    if not _is_terminal(sys.__stdin__):
+        return "tictactoe needs a terminal: standard input is not one, so no key could reach it."
+    if screen_file() is None:
+        return (
+            "tictactoe needs a terminal: neither standard error nor standard output is one,"
+            " so it has nowhere to draw."
+        )
+    return None
+
+
+def screen_file() -> TextIO | None:
+    """The terminal the game draws on: standard error (Textual's choice), else standard output."""
+    for stream in (sys.__stderr__, sys.__stdout__):
+        if stream is not None and _is_terminal(stream):
+            return stream
+    return None
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):  # closed, or gone
+        return False
+
+
+@contextmanager
+def signals_stop(stop: Callable[[int], None]) -> Iterator[None]:
+    """While the game runs, a signal asks it to leave: `stop(status)`, called on its loop.
+
+    There the game records what is finished, restores the terminal and leaves; should
+    the process still be here `GRACE` seconds after the signal, it leaves without the
+    game. Outside the game's loop (before it starts, after it ends) there is nothing
+    to keep or restore: a signal ends the process at once, quietly.
+    """
+    global _stop
+    before = {number: signal.getsignal(number) for number in SIGNALS}
+    _stop = stop
+    for number in SIGNALS:
+        signal.signal(number, _on_signal)
+    try:
+        yield
+    finally:
+        _stop = None
+        for number, handler in before.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+
+def _on_signal(number: int, _frame: object) -> None:
+    status = 128 + number
+    loop = _running_loop()
+    if loop is None or _stop is None:
+        raise SystemExit(status)
+    loop.call_soon_threadsafe(_stop, status)
+    _leave_anyway(status)
+
+
+def _running_loop() -> AbstractEventLoop | None:
+    asyncio = sys.modules.get("asyncio")  # not imported yet: no loop can be running
+    if asyncio is None:
+        return None
+    try:
+        loop: AbstractEventLoop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop
+
+
+def _leave_anyway(status: int) -> None:
+    """The last resort: the process ends `GRACE` seconds from the first signal, whatever happens."""
+    global _deadline
+    if _deadline is None:
+        _deadline = threading.Timer(GRACE, os._exit, (status,))
+        _deadline.daemon = True
+        _deadline.start()
