@@ -1,15 +1,16 @@
-"""Soak the app: the randomized Pilot run of tests/app/test_fuzz.py, at scale.
+"""Soak the app: the random input of tests/app/test_fuzz.py, bursts and all, at scale.
 
     uv run python scripts/soak.py                  # 100,000 events, seed 1
     uv run python scripts/soak.py --events 20000 --seed 7
-    uv run python scripts/soak.py --config "vs hard" --seed 12 --events 170   # replay
+    uv run python scripts/soak.py --config "hot seat" --seed 12 --events 170   # replay
 
 The events go in chunks (2,500 by default), each a fresh `fuzz` run with its own seed
 (the seed given, plus the chunk's number), taking hot seat and the three computer
-levels in turn. After every event the invariants of tests/app/fuzzing.py are checked.
-A failing chunk is reported with the command that replays it, and the soak goes on
-with the next one. A progress line comes every few thousand events, and one summary
-line at the end; the exit status is 1 if anything failed.
+levels in turn. After every input or burst the invariants of tests/app/fuzzing.py are
+checked. A failing chunk is reported with the command that replays it (exactly in hot
+seat; against the computer, its timing may take a replay elsewhere), and the soak goes
+on with the next chunk. A progress line comes every few thousand events, and a summary
+at the end; the exit status is 1 if anything failed.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from app.fuzzing import CONFIGS, FuzzFailure, FuzzReport, fuzz
+from app.fuzzing import CONFIGS, REPORTS, FuzzFailure, FuzzReport, fuzz, summary
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--events", type=int, default=100_000, help="events in all")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first chunk")
     parser.add_argument("--chunk", type=int, default=2_500, help="events per fuzz run")
@@ -42,7 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 async def soak(args: argparse.Namespace) -> int:
     names = [args.config] if args.config else list(CONFIGS)
     started = time.perf_counter()
-    done = failures = games = 0
+    done = failures = 0
     next_progress = args.progress
 
     def progress(report: FuzzReport) -> None:
@@ -74,12 +75,13 @@ async def soak(args: argparse.Namespace) -> int:
                 flush=True,
             )
         done += report.events
-        games += report.games
         chunk += 1
     seconds = time.perf_counter() - started
+    print(f"soak: {summary(REPORTS)}", flush=True)
     print(
-        f"soak: {done} events, {failures} failures, {len(names)} configs, {games} games, "
-        f"{seconds:.0f} s ({done / seconds:.0f} events/s), seed {args.seed}",
+        f"soak: {done} events in {chunk} chunks over {len(names)} ways to play, "
+        f"{sum(report.apps for report in REPORTS)} apps, {failures} failures, "
+        f"{seconds:.0f} s wall ({done / seconds:.1f} events/s), first seed {args.seed}",
         flush=True,
     )
     return 1 if failures else 0

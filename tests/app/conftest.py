@@ -175,18 +175,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """After a run that fuzzed the app (test_fuzz.py), say how many random events it sent."""
     fuzzing = sys.modules.get("app.fuzzing")
     reports = getattr(fuzzing, "REPORTS", None)
-    if not reports:
-        return
-    events = sum(report.events for report in reports)
-    seconds = sum(report.seconds for report in reports)
-    seeds = sorted({report.seed for report in reports})
-    each = ", ".join(f"{report.config} {report.events}" for report in reports)
-    failed = sum(report.failed for report in reports)
-    terminalreporter.write_line(
-        f"fuzz: {events} events ({each}), {sum(report.games for report in reports)} games, "
-        f"{failed} failed, seed{'s' if len(seeds) > 1 else ''} "
-        f"{', '.join(map(str, seeds))}, {seconds:.1f} s ({events / (seconds or 1):.0f} events/s)"
-    )
+    if fuzzing is not None and reports:
+        terminalreporter.write_line(fuzzing.summary(reports))
 
 
 async def wait_for_the_computer(ui: Driver) -> None:

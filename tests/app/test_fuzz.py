@@ -1,13 +1,14 @@
-"""Random input against the real app, checked after every event (the engine is in fuzzing.py).
+"""Random input against the real app, checked after every input or burst (engine: fuzzing.py).
 
 1,000 events a run by default: 250 in hot seat and 250 against each computer level,
-from a fixed seed so that CI is repeatable. Choose others with the environment:
+from a fixed seed so that CI is repeatable, with bursts of type-ahead and, against the
+computer, input while it thinks. Choose others with the environment:
 
     TICTACTOE_FUZZ_SEED=7 TICTACTOE_FUZZ_EVENTS=2000 uv run pytest tests/app/test_fuzz.py
 
 (TICTACTOE_FUZZ_EVENTS counts the events of each of the four ways to play.) A failure
 names its seed and input, and the command that replays it. The session summary prints
-how many events ran.
+how many events and bursts ran.
 """
 
 from __future__ import annotations
@@ -38,5 +39,8 @@ async def test_random_input_never_breaks_the_board_or_the_score(name: str) -> No
         assert report.events == EVENTS
         if EVENTS >= 200:  # (fewer may by chance miss a kind)
             assert report.kinds.keys() == {"key", "click", "resize"}
+            assert report.bursts > 0
+            if CONFIGS[name].level is not None:
+                assert report.during_pause > 0
         return
     pytest.fail(message, pytrace=False)  # outside the except: no chained traceback
