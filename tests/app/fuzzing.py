@@ -133,8 +133,8 @@ KEY_WEIGHTS: Final[dict[str, float]] = {
     "ctrl+c": 0.2,
     "ctrl+s": 0.2,
     "ctrl+p": 0.3,  # alone, then escape: the palette's commands are never run
-    "q": 0.5,
-    "ctrl+q": 0.2,
+    "q": 0.35,
+    "ctrl+q": 0.15,
 }
 KEY_WEIGHTS_ON: Final[dict[type[Screen[Any]], dict[str, float]]] = {
     HelpScreen: {"escape": 25},
@@ -152,7 +152,7 @@ _CHARS: Final[dict[str, str]] = {
     "question_mark": "?",
 }
 
-BURST_CHANCE: Final = 0.3
+BURST_CHANCE: Final = 0.35
 MAX_BURST: Final = 8
 DRAG_CHANCE: Final = 0.05
 """Of the bursts: how many are resizes only, a terminal being dragged."""
