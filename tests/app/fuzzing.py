@@ -53,6 +53,7 @@ from typing import Any, Final, TypeVar
 
 from textual import events
 from textual.command import CommandPalette
+from textual.errors import NoWidget
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -187,6 +188,8 @@ class Click:
     x: int
     y: int
     target: str
+    palette: bool = False
+    """The spot opens the command palette."""
 
     def __str__(self) -> str:
         return f"click {self.target} at ({self.x}, {self.y})"
@@ -559,8 +562,9 @@ class _Run:
     def burst(self, picked: list[Input]) -> list[Input]:
         """The inputs of a burst, less those the app cannot take together yet.
 
-        No ctrl+p: the palette would take the keys after it as a command to run. The
-        rest are bugs of the app, each left out until it is fixed:
+        No ctrl+p, nor a click that opens the palette (its footer key, the header's
+        icon): the palette would take the keys after it as a command to run, saving
+        a screenshot perhaps. The rest are bugs of the app, left out until fixed:
 
         - x or o after a key or click that may start the next match (n, Enter, Space,
           a click). Typed on the board before the mark dialog is up, the mark is
@@ -585,17 +589,17 @@ class _Run:
         kept: list[Input] = []
         next_match_possible = False
         for item in picked:
-            if isinstance(item, Resize) and not drag:
+            key = item.key if isinstance(item, Key) else None
+            left_out = (
+                (isinstance(item, Resize) and not drag)
+                or (isinstance(item, Click) and item.palette)
+                or key == "ctrl+p"
+                or (key == "s" and quits)
+                or (key in ("x", "o") and next_match_possible)
+            )
+            if left_out:
                 continue
-            if isinstance(item, Key):
-                if item.key == "ctrl+p" or (item.key == "s" and quits):
-                    continue
-                if item.key in ("x", "o") and next_match_possible:
-                    continue
-            if isinstance(item, Click) or (
-                isinstance(item, Key) and item.key in ("n", "enter", "space")
-            ):
-                next_match_possible = True
+            next_match_possible |= isinstance(item, Click) or key in ("n", "enter", "space")
             kept.append(item)
         return kept
 
@@ -681,7 +685,15 @@ class _Run:
                 description += " (hidden)"
         x = region.x + int(across * region.width)
         y = region.y + int(down * region.height)
-        return Click(x, y, description)
+        try:
+            under: Widget | None = app.get_widget_at(x, y)[0]
+        except NoWidget:
+            under = None
+        # The footer's palette key, or the header's icon: both open the command palette.
+        palette = getattr(under, "action", None) == "command_palette" or (
+            type(under).__name__ == "HeaderIcon"
+        )
+        return Click(x, y, description, palette)
 
     @staticmethod
     def free_cells(app: TicTacToeApp) -> tuple[int, ...]:
