@@ -6,7 +6,6 @@ import gc
 import random
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import ClassVar
 from weakref import WeakKeyDictionary
 
@@ -20,10 +19,10 @@ from textual.widget import Widget
 
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
+from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.screens.game import GameScreen
 from tictactoe.series import Series
 from tictactoe.settings import SettingsStore
-from tictactoe.stats import StatsStore, default_stats_path, stats_name
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 __all__ = ["CRASH_LOG", "TicTacToeApp"]
@@ -58,15 +57,12 @@ class TicTacToeApp(App[Series | None]):
         self.config = config or GameConfig()
         """How this session was set up."""
         self.rng = random.Random(self.config.seed)
-        stats_path = self.config.stats_file or default_stats_path()
-        self.stats = StatsStore(stats_path if self.config.save else None)
-        """Lifetime statistics, saved after every game unless --no-save."""
-        self.settings = SettingsStore(
-            stats_path.with_name("settings.json") if self.config.save else None
-        )
+        self.record = GameRecord(self.config.record_path(), legacy=self.config.legacy_path())
+        """Every finished match; the file is opened when first needed, not at start-up."""
+        self.settings = SettingsStore(self.config.settings_path())
         """Theme and digit layout, remembered across runs."""
         self._recorded = 0
-        """How many matches of the series are in the statistics already."""
+        """How many matches of the series have been handed to the record."""
         self.series: Series | None = None
         """The series as of its start or its last finished match: the score to print,
         however the session ends (an unexpected error included)."""
@@ -87,7 +83,7 @@ class TicTacToeApp(App[Series | None]):
         return driver
 
     def on_mount(self) -> None:
-        warnings = self.settings.load() + self.stats.load().warnings
+        warnings = self.settings.load()
         theme = self.settings.settings.theme
         if theme in self.available_themes:
             self.theme = theme
@@ -161,12 +157,22 @@ class TicTacToeApp(App[Series | None]):
         return_code: int = 0,
         message: RenderableType | None = None,
     ) -> None:
-        """End the session; every finished match of `result` is recorded first."""
+        """End the session; every finished match of `result` is recorded first.
+
+        Matches that could not be saved earlier get one more try here.
+        """
         self._leaving = True
         if isinstance(result, Series):  # (test tools exit with other results)
             self.series = result
             self._record(result)
+        self.record.save_pending()
+        self.record.close()
         super().exit(result, return_code, message)
+
+    @property
+    def unsaved_matches(self) -> int:
+        """Finished matches meant for the record file that are not in it (yet)."""
+        return self.record.unsaved
 
     def _print_error_renderables(self) -> None:
         """An unexpected error: the details go to a log file, a plain sentence to the terminal.
@@ -185,10 +191,13 @@ class TicTacToeApp(App[Series | None]):
         except OSError:
             where = "The details could not be written down."
         self._exit_renderables.clear()
-        print(
-            "tictactoe stopped after an unexpected error; finished games are saved. " + where,
-            file=sys.stderr,
+        unsaved = self.unsaved_matches
+        saved = (
+            "finished matches are saved"
+            if not unsaved
+            else f"{unsaved} finished match{'' if unsaved == 1 else 'es'} could not be saved"
         )
+        print(f"tictactoe stopped after an unexpected error; {saved}. {where}", file=sys.stderr)
 
     @property
     def game_screen(self) -> GameScreen | None:
@@ -199,7 +208,7 @@ class TicTacToeApp(App[Series | None]):
         return None
 
     def on_game_screen_match_finished(self, event: GameScreen.MatchFinished) -> None:
-        """Count the finished match in the lifetime statistics."""
+        """Keep the finished match in the game record."""
         self.series = event.series
         self._record(event.series)
 
@@ -210,14 +219,9 @@ class TicTacToeApp(App[Series | None]):
         before a quit (both typed in one burst) is never lost.
         """
         for finished in series.finished[self._recorded :]:
-            winner = finished.winner
-            first, second = (stats_name(player) for player in series.players)
-            self._warn(
-                self.stats.record(
-                    first, second, None if winner is None else (first, second)[winner]
-                )
-            )
+            self.record.add(MatchRecord.of(series.players, finished))
             self._recorded += 1
+        self._warn(self.record.take_notices())
 
     async def action_quit(self) -> None:
         """Leave once every input typed before this has had its turn; the score is printed."""
@@ -233,14 +237,15 @@ class TicTacToeApp(App[Series | None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def action_show_stats(self) -> None:
-        from tictactoe.screens.stats import StatsScreen  # DataTable: ~17-19 ms of imports
+    def action_show_record(self) -> None:
+        from tictactoe.screens.record import RecordScreen  # DataTable, tabs: imported when asked
 
-        if isinstance(self.screen, StatsScreen):
+        if isinstance(self.screen, RecordScreen):
             return
-        path: Path | None = self.stats.path
-        where = f"Kept in {path}" if path else "Not saved this session (--no-save)"
-        self.push_screen(StatsScreen(self.stats.stats, where))
+        game = self.game_screen
+        self.push_screen(
+            RecordScreen(self.record, game.series.players if game else None, warn=self._warn)
+        )
 
     def action_toggle_keys(self) -> None:
         game = self.game_screen

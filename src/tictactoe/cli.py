@@ -16,10 +16,11 @@ from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.names import short
 from tictactoe.process import signals_stop, terminal_problem
+from tictactoe.record import path_problem
 from tictactoe.series import FirstMove, NameClash, Series
 from tictactoe.served import is_served
 
-__all__ = ["build_parser", "final_score", "main", "parse_config"]
+__all__ = ["build_parser", "final_score", "main", "parse_config", "unsaved_note"]
 
 
 def _non_negative_seconds(text: str) -> float:
@@ -73,8 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="how long the computer appears to think (default: 0.4)",
     )
     parser.add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--stats-file", type=Path, metavar="PATH", help="where to keep stats")
-    parser.add_argument("--no-save", action="store_true", help="keep no lifetime statistics")
+    parser.add_argument(
+        "--record",
+        metavar="PATH",
+        help="the game record's SQLite file (default: record.sqlite3 in your user data folder)",
+    )
+    parser.add_argument("--stats-file", help=argparse.SUPPRESS)  # deprecated: see --record
+    parser.add_argument(
+        "--no-save", action="store_true", help="keep nothing: no record, no settings"
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -97,13 +105,29 @@ def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
         computer_delay=args.delay,
         seed=args.seed,
         save=not args.no_save,
-        stats_file=args.stats_file,
+        record_file=_file_path(parser, "--record", args.record),
+        stats_file=_file_path(parser, "--stats-file", args.stats_file),
     )
     try:
         config.initial_series()
     except NameClash as clash:
         parser.exit(2, f"{parser.prog}: error: {clash}\n")
+    record = config.record_path()
+    problem = None if record is None else path_problem(record)
+    if problem is not None:
+        parser.exit(2, f"{parser.prog}: error: {problem}\n")
     return config
+
+
+def _file_path(parser: argparse.ArgumentParser, option: str, text: str | None) -> Path | None:
+    """The path given to `option`; an empty one is refused (Path("") would mean this folder)."""
+    if text is None:
+        return None
+    if not text.strip():
+        parser.exit(
+            2, f"{parser.prog}: error: {option} needs the path of a file, not an empty string.\n"
+        )
+    return Path(text)
 
 
 def final_score(series: Series) -> str:
@@ -121,6 +145,12 @@ def final_score(series: Series) -> str:
         f"  ({series.played} match{'' if series.played == 1 else 'es'} played)",
     ]
     return "\n".join(lines)
+
+
+def unsaved_note(count: int, path: Path | None) -> str:
+    """The last word when finished matches could not be written to the record."""
+    matches = f"{count} finished match{'' if count == 1 else 'es'}"
+    return f"{matches} could not be saved to the game record {path}; they are lost."
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -144,6 +174,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         series = app.series
     if series is not None and not is_served():  # served: stdout is the server's pipe
         _print_score(final_score(series))
+    if app.unsaved_matches:
+        try:
+            print(unsaved_note(app.unsaved_matches, app.record.path), file=sys.stderr)
+        except OSError:  # the terminal has gone: nobody is left to tell
+            pass
     return app.return_code or 0
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from tictactoe.ai import Level
 from tictactoe.keys import KeyLayout
+from tictactoe.record import RECORD_NAME, default_legacy_path, default_record_path
 from tictactoe.series import FirstMove, Player, Series
+from tictactoe.settings import default_settings_path
 
 __all__ = ["GameConfig"]
 
@@ -28,7 +30,38 @@ class GameConfig:
     seed: int | None = None
     """Seed for every random choice, so a session can be replayed."""
     save: bool = True
+    """False (--no-save) keeps nothing: the record and the settings live in memory."""
+    record_file: Path | None = None
+    """The game record (--record); None means the one in the user data directory."""
     stats_file: Path | None = None
+    """An old stats.json (the deprecated --stats-file): imported once, the record beside it."""
+    settings_file: Path | None = None
+    """The settings; None means the file in the user config directory."""
+
+    def record_path(self) -> Path | None:
+        """The database to keep the record in, or None to keep it in memory."""
+        if not self.save:
+            return None
+        if self.record_file is not None:
+            return self.record_file
+        if self.stats_file is not None:
+            return self.stats_file.with_name(RECORD_NAME)
+        return default_record_path()
+
+    def legacy_path(self) -> Path | None:
+        """The old stats.json to import once: the default one, or --stats-file's.
+
+        An explicit --record imports nothing: it touches no other file in its folder.
+        """
+        if not self.save or self.record_file is not None:
+            return None
+        return self.stats_file or default_legacy_path()
+
+    def settings_path(self) -> Path | None:
+        """Where the settings are kept, or None to keep them in memory."""
+        if not self.save:
+            return None
+        return self.settings_file or default_settings_path()
 
     def initial_series(self) -> Series | None:
         """The series to start with, when the command line said enough to skip the new-game screen.

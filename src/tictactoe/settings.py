@@ -1,6 +1,7 @@
-"""Preferences remembered across runs (theme, digit layout), beside the statistics.
+"""Preferences remembered across runs (theme, digit layout): configuration, not the record.
 
-Same safety rules as the statistics file: atomic writes, damaged files moved aside,
+They live in the user's config directory, never beside the game record. The file
+is kept by the rules of `safe_files`: atomic writes, damaged files moved aside,
 newer formats left alone, failures reported once and never fatal.
 """
 
@@ -10,12 +11,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from tictactoe.keys import KeyLayout
-from tictactoe.stats import LeaveAlone, atomic_write_json, read_json_file
+import platformdirs
 
-__all__ = ["SETTINGS_VERSION", "Settings", "SettingsStore"]
+from tictactoe.keys import KeyLayout
+from tictactoe.safe_files import LeaveAlone, atomic_write_json, read_json_file
+
+__all__ = ["SETTINGS_VERSION", "Settings", "SettingsStore", "default_settings_path"]
 
 SETTINGS_VERSION: Final = 1
+
+
+def default_settings_path() -> Path:
+    """Where the settings live: the user's config directory (platformdirs)."""
+    return platformdirs.user_config_path("tictactoe") / "settings.json"
 
 
 @dataclass(frozen=True, slots=True)

@@ -228,7 +228,7 @@ class GameScreen(Screen[None]):
         self.app.exit(self.series)
 
     def action_show_record(self) -> None:
-        self.submit(lambda: self.app.run_action("app.show_stats"))
+        self.submit(lambda: self.app.run_action("app.show_record"))
 
     def action_help(self) -> None:
         self.submit(lambda: self.app.run_action("app.help"))

@@ -1,0 +1,345 @@
+"""The record screen (`s`): players' totals, head to head, recent matches and replay.
+
+Each table holds one page of rows at a time and asks the record for the next page
+as the cursor or the scroll nears its end, so a record of a million matches opens
+as fast as an empty one. Every name comes from the file and is shown as plain text
+(`Text`, never markup); the record has already cleaned it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import ClassVar, Final
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+
+from tictactoe.ai import Level
+from tictactoe.engine import Mark
+from tictactoe.names import name_key
+from tictactoe.record import (
+    GameRecord,
+    MatchRecord,
+    PlayerSort,
+    PlayerTotals,
+    display_name,
+)
+from tictactoe.screens.info import InfoScreen
+from tictactoe.screens.replay import ReplayPane, local_time
+from tictactoe.series import COMPUTER_NAME, Player
+from tictactoe.widgets.too_small import TooSmall
+
+__all__ = ["PagedTable", "RecordScreen", "player_label"]
+
+Row = tuple[str, Sequence[Text]]
+"""A table row: its key and its cells."""
+
+PAGE: Final = 100
+"""Rows fetched at a time."""
+
+_COLUMNS: Final = (
+    (PlayerSort.NAME, "Player"),
+    (PlayerSort.MATCHES, "Matches"),
+    (PlayerSort.WINS, "Wins"),
+    (PlayerSort.LOSSES, "Losses"),
+    (PlayerSort.DRAWS, "Draws"),
+    (PlayerSort.WIN_RATE, "Win rate"),
+)
+"""The Players table's columns, in order; key `1`–`6` sorts by each."""
+
+_LOOKALIKES: Final = frozenset(
+    name_key(name)
+    for name in (COMPUTER_NAME, *(display_name(Player.computer(level)) for level in Level))
+)
+"""Names a person might have that would pass for the computer's."""
+
+
+def player_label(player: Player) -> Text:
+    """A player's name for a table: the computer in italics with its level, and a person
+    whose name would pass for the computer's marked "(person)"."""
+    label = Text(display_name(player), no_wrap=True, overflow="ellipsis")
+    if player.is_computer:
+        label.stylize("italic")
+    elif name_key(player.name) in _LOOKALIKES:
+        label.append(" (person)", style="dim")
+    return label
+
+
+def _number(value: int) -> Text:
+    return Text(f"{value:,}", justify="right")
+
+
+def _rate(totals: PlayerTotals) -> Text:
+    rate = totals.win_rate
+    return Text("—" if rate is None else f"{rate:.0%}", justify="right")
+
+
+class PagedTable(DataTable[Text]):
+    """A table that fetches its rows a page at a time, as the cursor or scroll nears the end."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._fetch: Callable[[int], list[Row]] | None = None
+        self.exhausted = True
+        """True once the last page has been fetched."""
+
+    def load(self, fetch: Callable[[int], list[Row]]) -> None:
+        """Show the first page of `fetch` (given the rows loaded so far, it returns the next)."""
+        self.clear()
+        self._fetch = fetch
+        self.exhausted = False
+        self.fetch_more()
+
+    def fetch_more(self) -> None:
+        if self._fetch is None or self.exhausted:
+            return
+        rows = self._fetch(self.row_count)
+        self.exhausted = True  # adding rows moves the cursor, which must not fetch again
+        for key, cells in rows:
+            self.add_row(*cells, key=key)
+        self.exhausted = len(rows) < PAGE
+
+    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
+        super().watch_cursor_coordinate(old, new)
+        if new.row >= self.row_count - PAGE // 4:
+            self.fetch_more()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new >= self.max_scroll_y - PAGE // 4:
+            self.fetch_more()
+
+
+class RecordScreen(InfoScreen):
+    """The game record in four tabs; Escape, q or s closes it (Escape leaves a replay first).
+
+    The replay's keys (←/→, Home/End, Escape) are the Replay tab's own bindings.
+    """
+
+    WHAT = "the record"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("q,s", "close", "Close", show=False),
+        Binding("p", "show_tab('players')", "Players"),
+        Binding("h", "show_tab('head-to-head')", "Head to head"),
+        Binding("m", "show_tab('recent')", "Recent"),
+        Binding("r", "show_tab('replay')", "Replay"),
+        *(
+            Binding(str(number), f"sort('{sort}')", show=False)
+            for number, (sort, _) in enumerate(_COLUMNS, start=1)
+        ),
+    ]
+
+    def __init__(
+        self,
+        record: GameRecord,
+        players: tuple[Player, Player] | None,
+        *,
+        warn: Callable[[Iterable[str]], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.record = record
+        """Where the rows come from."""
+        self.players = players
+        """The two players of this session, for Head to head."""
+        self._warn = warn
+        self.sort = PlayerSort.WINS
+        """The Players table's order: the column, and `descending`."""
+        self.descending = True
+        self._replay_from = "recent"
+        """The tab Escape returns to from a replay."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="record"):
+            yield Static("Game record", id="record-title")
+            with TabbedContent(initial="players"):
+                with TabPane("Players", id="players"):
+                    yield Static(
+                        "Sort: click a heading or press 1–6; again to reverse.",
+                        classes="record-hint",
+                    )
+                    yield PagedTable(id="players-table")
+                with TabPane("Head to head", id="head-to-head"):
+                    yield DataTable(id="h2h-summary", cursor_type="none", show_cursor=False)
+                    yield Static(classes="record-hint", id="h2h-hint", markup=False)
+                    yield PagedTable(id="h2h-table")
+                with TabPane("Recent matches", id="recent"):
+                    yield Static(
+                        "Newest first. Enter replays a match.", classes="record-hint", markup=False
+                    )
+                    yield PagedTable(id="recent-table")
+                yield ReplayPane()
+            yield Static(self.record.where(), id="record-where", markup=False)
+        yield Footer()
+        yield TooSmall()
+
+    @property
+    def tabs(self) -> TabbedContent:
+        return self.query_one(TabbedContent)
+
+    def on_mount(self) -> None:
+        self._load_players()
+        self._load_head_to_head()
+        recent = self.query_one("#recent-table", PagedTable)
+        self._match_columns(recent)
+        recent.load(self._matches_page(recent, None))
+        self.query_one("#record-where", Static).update(self.record.where())
+        self.query_one("#players-table").focus()
+        self._tell()
+
+    def _tell(self) -> None:
+        if self._warn is not None:
+            self._warn(self.record.take_notices())
+
+    # Players.
+
+    def _load_players(self) -> None:
+        table = self.query_one("#players-table", PagedTable)
+        table.clear(columns=True)
+        for sort, heading in _COLUMNS:
+            arrow = (" ▼" if self.descending else " ▲") if sort is self.sort else ""
+            table.add_column(
+                Text(heading + arrow, justify="left" if sort is PlayerSort.NAME else "right"),
+                key=sort.value,
+            )
+        sort, descending = self.sort, self.descending
+
+        def page(loaded: int) -> list[Row]:
+            rows = self.record.players(sort, descending=descending, offset=loaded, limit=PAGE)
+            return [
+                (
+                    f"player-{loaded + number}",
+                    [
+                        player_label(totals.player),
+                        _number(totals.matches),
+                        _number(totals.wins),
+                        _number(totals.losses),
+                        _number(totals.draws),
+                        _rate(totals),
+                    ],
+                )
+                for number, totals in enumerate(rows)
+            ]
+
+        table.load(page)
+        if not table.row_count:
+            table.add_row(Text("No matches recorded yet", style="dim"), *[Text("")] * 5)
+
+    def action_sort(self, column: str) -> None:
+        sort = PlayerSort(column)
+        if sort is self.sort:
+            self.descending = not self.descending
+        else:
+            self.sort, self.descending = sort, sort is not PlayerSort.NAME
+        self._load_players()
+        self.tabs.active = "players"
+        self.query_one("#players-table").focus()
+
+    @on(DataTable.HeaderSelected, "#players-table")
+    def _sort_by_heading(self, event: DataTable.HeaderSelected) -> None:
+        self.action_sort(str(event.column_key.value))
+
+    # Head to head, and the lists of matches.
+
+    def _load_head_to_head(self) -> None:
+        summary = self.query_one("#h2h-summary", DataTable)
+        table = self.query_one("#h2h-table", PagedTable)
+        hint = self.query_one("#h2h-hint", Static)
+        for heading in ("Player", "Wins", "Losses", "Draws"):
+            summary.add_column(heading, key=heading.lower())
+        if self.players is None:
+            hint.update("No series in progress.")
+            return
+        head = self.record.head_to_head(self.players)
+        for index, player in enumerate(self.players):
+            summary.add_row(
+                player_label(player),
+                _number(head.wins[index]),
+                _number(head.wins[1 - index]),
+                _number(head.draws),
+            )
+        if head.matches:
+            span = f"{local_time(head.first)} to {local_time(head.last)}"
+            hint.update(
+                f"{head.matches:,} match{'' if head.matches == 1 else 'es'} between them, "
+                f"{span}. Newest first; Enter replays a match."
+            )
+        else:
+            hint.update("They have not played each other before this series.")
+        self._match_columns(table)
+        table.load(self._matches_page(table, self.players))
+
+    @staticmethod
+    def _match_columns(table: DataTable[Text]) -> None:
+        for heading in ("When", "X", "O", "First", "Result", "Moves"):
+            table.add_column(heading, key=heading.lower())
+
+    def _matches_page(
+        self, table: PagedTable, between: tuple[Player, Player] | None
+    ) -> Callable[[int], list[Row]]:
+        oldest: list[int] = []
+
+        def page(loaded: int) -> list[Row]:
+            before = oldest[-1] if loaded and oldest else None
+            matches = self.record.recent(before=before, limit=PAGE, between=between)
+            if matches and matches[-1].id is not None:
+                oldest.append(matches[-1].id)
+            return [(f"match-{match.id}", self._match_row(match)) for match in matches]
+
+        return page
+
+    @staticmethod
+    def _match_row(match: MatchRecord) -> list[Text]:
+        by_mark = {mark: match.players[index] for index, mark in enumerate(match.marks)}
+        return [
+            Text(local_time(match.finished_at), no_wrap=True),
+            player_label(by_mark[Mark.X]),
+            player_label(by_mark[Mark.O]),
+            Text(str(match.marks[match.first_mover]), justify="center"),
+            Text(match.result(), no_wrap=True, overflow="ellipsis"),
+            _number(len(match.moves)),
+        ]
+
+    @on(DataTable.RowSelected, "#recent-table, #h2h-table")
+    def _replay(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value or ""
+        if not key.startswith("match-"):
+            return
+        match = self.record.match(int(key.removeprefix("match-")))
+        self._tell()
+        if match is None:
+            return
+        self._replay_from = "head-to-head" if event.data_table.id == "h2h-table" else "recent"
+        pane = self.query_one(ReplayPane)
+        pane.match = match
+        self.action_show_tab("replay")
+
+    # Tabs and closing.
+
+    def action_show_tab(self, tab: str) -> None:
+        self.tabs.active = tab
+        self._focus_tab(tab)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id:
+            self._focus_tab(event.pane.id)
+
+    def _focus_tab(self, tab: str) -> None:
+        target = {
+            "players": "#players-table",
+            "head-to-head": "#h2h-table",
+            "recent": "#recent-table",
+            "replay": "#replay",
+        }.get(tab)
+        if target is not None:
+            self.query_one(target).focus()
+
+    @on(ReplayPane.Left)
+    def _back_from_replay(self) -> None:
+        self.action_show_tab(self._replay_from)

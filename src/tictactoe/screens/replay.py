@@ -1,0 +1,165 @@
+"""The Replay tab of the record screen: a recorded match on a board, move by move.
+
+← and → step through the moves, Home and End jump to the ends, and the move list
+marks where you are (▶, and highlighted; clicking a line jumps to it). Escape goes
+back to the list the match was chosen from. The board is the game's own `Board`,
+shown a position at a time; it takes no input here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar, Final
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import var
+from textual.widgets import OptionList, Static, TabPane
+from textual.widgets.option_list import Option
+
+from tictactoe.engine import CELL_NAMES, GameState
+from tictactoe.names import short
+from tictactoe.record import MatchRecord, display_name
+from tictactoe.widgets.board import Board
+
+__all__ = ["ReplayPane", "local_time", "move_lines"]
+
+
+def local_time(when: datetime | None) -> str:
+    """A recorded time as the player's clock shows it: "2026-11-21 14:03"."""
+    return when.astimezone().strftime("%Y-%m-%d %H:%M") if when else "unknown time"
+
+
+CURRENT: Final = "▶ "
+"""What marks the current line of the move list, so it shows without colour too."""
+
+
+def move_lines(match: MatchRecord) -> list[str]:
+    """The move list: "Start" and then one line a move, "3. Ada X top-left"."""
+    positions = match.positions()
+    lines = [f"Start: {match.marks[match.first_mover]} to move"]
+    for number, (before, cell) in enumerate(zip(positions, match.moves, strict=False), start=1):
+        mover = short(display_name(match.players[match.marks.index(before.to_move)]), 16)
+        lines.append(f"{number}. {mover} {before.to_move} {CELL_NAMES[cell]}")
+    return lines[: len(positions)]
+
+
+class ReplayPane(TabPane, can_focus=True):
+    """Shows `match` one position at a time; `step` is how many moves have been played."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "Back a move", key_display="←"),
+        Binding("right", "step(1)", "Forward", key_display="→"),
+        Binding("home", "first", "Start", key_display="Home"),
+        Binding("end", "last", "End", key_display="End"),
+        Binding("escape", "leave", "Back to the list"),
+    ]
+
+    class Left(Message):
+        """Escape: the player is done with this replay."""
+
+    match: var[MatchRecord | None] = var(None, init=False)
+    """The recorded match on show, or None before one is chosen."""
+    step: var[int] = var(0, init=False)
+    """Moves played in the position on show: 0 is the empty board."""
+
+    def __init__(self) -> None:
+        super().__init__("Replay", id="replay")
+        self._positions: tuple[GameState, ...] = ()
+        """The board before the first move and after each one."""
+        self._lines: list[str] = []
+        """The move list's lines, without the mark of the current one."""
+
+    @property
+    def board(self) -> Board:
+        return self.query_one("#replay-board", Board)
+
+    @property
+    def moves(self) -> OptionList:
+        return self.query_one("#replay-moves", OptionList)
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            "No match chosen yet: pick one under Recent matches or Head to head and press Enter.",
+            id="replay-empty",
+            markup=False,
+        )
+        with Vertical(id="replay-match"):
+            yield Static(id="replay-title", markup=False)
+            with Horizontal(id="replay-body"):
+                yield Board(id="replay-board")
+                yield OptionList(id="replay-moves", markup=False)
+            yield Static(id="replay-where", markup=False)
+
+    def on_mount(self) -> None:
+        self.board.can_focus = False
+        self.moves.can_focus = False  # the pane's own keys step; a click on a line still works
+        self.board.cursor = -1  # no cell is under a cursor in a replay
+        self.set_class(True, "-empty")
+
+    def watch_match(self, match: MatchRecord | None) -> None:
+        self.set_class(match is None, "-empty")
+        if match is None:
+            return
+        self._positions = match.positions()
+        first, second = match.players
+        title = (
+            f"{short(display_name(first))} ({match.marks[0]}) vs "
+            f"{short(display_name(second))} ({match.marks[1]})"
+            f" · {local_time(match.finished_at)} · {match.result()}"
+        )
+        self.query_one("#replay-title", Static).update(Content(title))
+        self._lines = move_lines(match)
+        moves = self.moves
+        moves.clear_options()
+        moves.add_options([Option(self._line(index)) for index in range(len(self._lines))])
+        self.step = len(self._positions) - 1
+        self._show(self.step)
+
+    def _line(self, index: int) -> Content:
+        return Content(("  ", CURRENT)[index == self.step] + self._lines[index])
+
+    def watch_step(self, old: int, step: int) -> None:
+        if old < len(self._lines):
+            self.moves.replace_option_prompt_at_index(old, self._line(old))
+        self._show(step)
+
+    def _show(self, step: int) -> None:
+        if not self._positions:
+            return
+        self.board.match = self._positions[step]
+        self.moves.replace_option_prompt_at_index(step, self._line(step))
+        self.moves.highlighted = step
+        last = len(self._positions) - 1
+        where = f"Move {step} of {last}" if step else f"Start · {last} moves"
+        if step == last and self.match is not None:
+            where += f" · {self.match.result()}"
+        self.query_one("#replay-where", Static).update(Content(where))
+
+    def action_step(self, by: int) -> None:
+        self._step_to(self.step + by)
+
+    def action_first(self) -> None:
+        self._step_to(0)
+
+    def action_last(self) -> None:
+        self._step_to(len(self._positions) - 1)
+
+    def _step_to(self, step: int) -> None:
+        if self._positions:
+            self.step = max(0, min(len(self._positions) - 1, step))
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left())
+
+    @on(OptionList.OptionHighlighted, "#replay-moves")
+    def _jump(self, event: OptionList.OptionHighlighted) -> None:
+        self.step = event.option_index
+
+    @on(Board.CellChosen)
+    def _ignore_clicks(self, event: Board.CellChosen) -> None:
+        event.stop()
