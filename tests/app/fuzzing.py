@@ -71,9 +71,8 @@ from tictactoe.engine import CELL_NAMES, Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.stats import StatsScreen
+from tictactoe.screens.record import RecordScreen
 from tictactoe.series import Phase, Series
-from tictactoe.stats import stats_name
 from tictactoe.widgets.board import Cell
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 
@@ -141,7 +140,7 @@ KEY_WEIGHTS: Final[dict[str, float]] = {
 }
 KEY_WEIGHTS_ON: Final[dict[type[Screen[Any]], dict[str, float]]] = {
     HelpScreen: {"escape": 25},
-    StatsScreen: {"escape": 25},
+    RecordScreen: {"escape": 25},
     MarkChoiceScreen: {"x": 12, "o": 12},
 }
 """Keys pressed more often while a screen is on top, as people do: close help, pick a mark.
@@ -741,10 +740,11 @@ class _Run:
     def check_record(self, app: TicTacToeApp, series: Series) -> None:
         """The lifetime record counts this series exactly (each app starts from an empty one).
 
-        The one check of the statistics: the place to follow their storage when it changes.
+        The one check of the record: the place to follow its storage when it changes.
         """
+        recorded = {row.player: row for row in app.record.players(limit=10)}
         for index, player in enumerate(series.players):
-            record = app.stats.stats.get(stats_name(player))
+            record = recorded.get(player)
             got = (record.wins, record.losses, record.draws) if record else (0, 0, 0)
             want = (series.wins[index], series.wins[1 - index], series.draws)
             if got != want:

@@ -1,4 +1,4 @@
-"""Beyond the seeds: undo, hints, the move history, lifetime statistics and remembered preferences.
+"""Beyond the seeds: undo, hints, the move history, the game record and remembered preferences.
 
 Every test either keeps nothing (save=False) or keeps its files under pytest's
 tmp_path, never in the user's data directory.
@@ -18,9 +18,10 @@ from app.conftest import HOT_SEAT, Driver, Start, painted, wait_for_the_computer
 from tictactoe.ai import Level, analyse
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
+from tictactoe.record import GameRecord
 from tictactoe.screens.game import GameScreen
-from tictactoe.screens.stats import StatsScreen
-from tictactoe.series import FirstMove
+from tictactoe.screens.record import RecordScreen
+from tictactoe.series import FirstMove, Player
 from tictactoe.widgets.history import MoveHistory
 
 ADA_WINS = (0, 3, 1, 4, 2)
@@ -28,8 +29,12 @@ ADA_WINS = (0, 3, 1, 4, 2)
 
 
 def saving(tmp_path: Path) -> dict[str, Any]:
-    """Config overrides that keep statistics and settings in `tmp_path`."""
-    return {"save": True, "stats_file": tmp_path / "stats.json"}
+    """Config overrides that keep the record and the settings in `tmp_path`."""
+    return {
+        "save": True,
+        "record_file": tmp_path / "record.sqlite3",
+        "settings_file": tmp_path / "settings.json",
+    }
 
 
 def read_json(path: Path) -> Any:
@@ -346,53 +351,37 @@ async def test_a_long_name_ends_in_an_ellipsis_in_the_history(start: Start) -> N
         assert lines[1] == "2. Bob O top-left"
 
 
-# Lifetime statistics.
+# The game record.
 
 
-async def test_a_finished_game_is_saved_and_shown_sorted_by_wins_next_run(
+async def test_a_finished_match_is_recorded_and_shown_sorted_by_wins_next_run(
     start: Start, tmp_path: Path
 ) -> None:
-    stats_file = tmp_path / "stats.json"
-    stats_file.write_text(
-        json.dumps(
-            {
-                "version": 1,
-                "players": {
-                    "Bob": {"wins": 0, "losses": 2, "draws": 0},
-                    "Zoe": {"wins": 3, "losses": 0, "draws": 1},
-                },
-            }
-        ),
-        encoding="utf-8",
-    )
+    async with start(player1="Zoe", player2="Bob", **saving(tmp_path)) as ui:
+        await ui.press("x")
+        await play(ui, *ADA_WINS)  # Zoe wins
+        await ui.press("n", "o")
+        await play(ui, *ADA_WINS)  # Bob (X, chooser, first) wins
+        await ui.press("n", "x")
+        await play(ui, *ADA_WINS)  # Zoe wins
     async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
         await ui.press("x")
         await play(ui, *ADA_WINS)
         assert ui.series.winner == 0
 
-    assert read_json(stats_file) == {
-        "version": 1,
-        "players": {
-            "Ada": {"wins": 1, "losses": 0, "draws": 0},
-            "Bob": {"wins": 0, "losses": 3, "draws": 0},
-            "Zoe": {"wins": 3, "losses": 0, "draws": 1},
-        },
-    }
-
     async with start(player1="Cy", player2="Dee", **saving(tmp_path)) as ui:
         await ui.press("x", "s")
-        assert isinstance(ui.app.screen, StatsScreen)
-        table = ui.app.screen.query_one("#stats-table", DataTable)
+        assert isinstance(ui.app.screen, RecordScreen)
+        table = ui.app.screen.query_one("#players-table", DataTable)
         rows = [[str(cell) for cell in table.get_row_at(row)] for row in range(table.row_count)]
         assert rows == [
-            ["Zoe", "4", "3", "0", "1"],
-            ["Ada", "1", "1", "0", "0"],
-            ["Bob", "3", "0", "3", "0"],
+            ["Zoe", "3", "2", "1", "0", "67%"],
+            ["Ada", "1", "1", "0", "0", "100%"],
+            ["Bob", "4", "1", "3", "0", "25%"],
         ]
         table_text = painted(table)
         assert table_text.index("Zoe") < table_text.index("Ada") < table_text.index("Bob")
-        assert ui.top_text("#stats-where").startswith("Kept in /")
-        assert ui.app.screen.where == f"Kept in {stats_file}"
+        assert ui.top_text("#record-where") == f"Kept in {tmp_path / 'record.sqlite3'}"
 
         await ui.press("escape")
         assert isinstance(ui.app.screen, GameScreen)
@@ -407,61 +396,58 @@ async def test_against_the_computer_the_opponent_is_recorded_by_level(
         await play_to_the_end(ui, (4, 0, 2, 6, 8, 1, 3, 5, 7))
         match = ui.series
         await ui.press("s")
-        assert isinstance(ui.app.screen, StatsScreen)
-        table = ui.app.screen.query_one("#stats-table", DataTable)
+        assert isinstance(ui.app.screen, RecordScreen)
+        table = ui.app.screen.query_one("#players-table", DataTable)
         names = {str(table.get_row_at(row)[0]) for row in range(table.row_count)}
         assert names == {"Ada", "Computer (hard)"}
 
-    players = read_json(tmp_path / "stats.json")["players"]
-    assert set(players) == {"Ada", "Computer (hard)"}
-    ada, computer = players["Ada"], players["Computer (hard)"]
-    assert ada["wins"] == 0  # hard never loses
-    assert (ada["losses"], ada["draws"]) == (match.wins[1], match.draws)
-    assert computer == {"wins": ada["losses"], "losses": 0, "draws": ada["draws"]}
-    assert ada["losses"] + ada["draws"] == 1
+    record = GameRecord(tmp_path / "record.sqlite3")
+    players = {row.player: (row.wins, row.losses, row.draws) for row in record.players()}
+    assert set(players) == {Player("Ada"), Player.computer(Level.HARD)}
+    ada, computer = players[Player("Ada")], players[Player.computer(Level.HARD)]
+    assert ada[0] == 0  # hard never loses
+    assert ada[1:] == (match.wins[1], match.draws)
+    assert computer == (ada[1], 0, ada[2])
+    assert sum(ada) == 1
 
 
-async def test_no_save_writes_no_file_at_all(start: Start, tmp_path: Path) -> None:
-    async with start(**HOT_SEAT, save=False, stats_file=tmp_path / "stats.json") as ui:
+async def test_no_save_writes_no_file_at_all(
+    start: Start, tmp_path: Path, user_folders_in_tmp: Path
+) -> None:
+    async with start(**HOT_SEAT, save=False, record_file=tmp_path / "record.sqlite3") as ui:
         await ui.press("x")
         await play(ui, *ADA_WINS)
         ui.app.theme = "textual-light"
         ui.app.action_toggle_keys()
         await ui.press("s")
-        assert "Not saved this session" in ui.top_text("#stats-where")
-        table = ui.app.screen.query_one("#stats-table", DataTable)
-        assert [str(cell) for cell in table.get_row_at(0)] == ["Ada", "1", "1", "0", "0"]
+        assert "Not saved this session" in ui.top_text("#record-where")
+        table = ui.app.screen.query_one("#players-table", DataTable)
+        assert [str(cell) for cell in table.get_row_at(0)] == ["Ada", "1", "1", "0", "0", "100%"]
         await ui.pilot.pause()
     assert files_in(tmp_path) == []
+    assert not list(user_folders_in_tmp.rglob("*.json"))
+    assert not list(user_folders_in_tmp.rglob("*.sqlite3"))
 
 
-async def test_a_corrupt_stats_file_is_moved_aside_and_play_goes_on(
+async def test_a_damaged_record_is_moved_aside_and_play_goes_on(
     start: Start, tmp_path: Path
 ) -> None:
-    stats_file = tmp_path / "stats.json"
-    damaged = '{"version": 1, "players": {"Ada": {"wins": 9'
-    stats_file.write_text(damaged, encoding="utf-8")
+    record_file = tmp_path / "record.sqlite3"
+    damaged = b"SQLite format 3\x00 but then garbage " * 20
+    record_file.write_bytes(damaged)
     async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
-        warnings = [text for text in notifications(ui) if "statistics file" in text.lower()]
-        assert len(warnings) == 1
-        assert "stats.json.corrupt-" in warnings[0]
-        kept = list(tmp_path.glob("stats.json.corrupt-*"))
-        assert len(kept) == 1
-        assert kept[0].read_text(encoding="utf-8") == damaged
-        assert not stats_file.exists()
-
+        assert record_file.read_bytes() == damaged, "nothing is opened at start-up"
         await ui.press("x")
         await play(ui, *ADA_WINS)
         assert status(ui).startswith("Ada wins!")
+        warnings = [text for text in notifications(ui) if "game record" in text]
+        assert len(warnings) == 1
+        assert "record.sqlite3.corrupt-" in warnings[0]
+        (kept,) = tmp_path.glob("record.sqlite3.corrupt-*")
+        assert kept.read_bytes() == damaged
 
-    assert read_json(stats_file) == {
-        "version": 1,
-        "players": {
-            "Ada": {"wins": 1, "losses": 0, "draws": 0},
-            "Bob": {"wins": 0, "losses": 1, "draws": 0},
-        },
-    }
-    assert kept[0].read_text(encoding="utf-8") == damaged
+    record = GameRecord(record_file)
+    assert [(row.player.name, row.wins) for row in record.players()] == [("Ada", 1), ("Bob", 0)]
 
 
 # Themes and preferences.

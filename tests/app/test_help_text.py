@@ -11,7 +11,8 @@ from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HELP_TEXT
 from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.stats import StatsScreen
+from tictactoe.screens.record import RecordScreen
+from tictactoe.screens.replay import ReplayPane
 from tictactoe.widgets.board import Board
 
 SPOKEN = {
@@ -24,6 +25,8 @@ SPOKEN = {
     "down": "arrows",
     "left": "arrows",
     "right": "arrows",
+    "home": "`Home`",
+    "end": "`End`",
 }
 
 
@@ -33,7 +36,9 @@ def keys_of(owner: type) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "owner", [TicTacToeApp, GameScreen, Board, MarkChoiceScreen, StatsScreen], ids=str
+    "owner",
+    [TicTacToeApp, GameScreen, Board, MarkChoiceScreen, RecordScreen, ReplayPane],
+    ids=str,
 )
 def test_the_help_names_every_key(owner: type) -> None:
     text = HELP_TEXT.read_text(encoding="utf-8")
@@ -43,11 +48,11 @@ def test_the_help_names_every_key(owner: type) -> None:
 
 
 @pytest.mark.parametrize("opener", ["question_mark", "s"])
-async def test_a_key_for_the_game_while_help_or_stats_is_open_says_why(
+async def test_a_key_for_the_game_while_help_or_the_record_is_open_says_why(
     start: Start, opener: str
 ) -> None:
     async with start(**HOT_SEAT) as ui:
-        await ui.press("x", opener, "5")
+        await ui.press("x", opener, "9")  # the record sorts with 1-6; 9 is the game's only
         assert ui.marks() == (None,) * 9
         messages = [notification.message for notification in ui.app._notifications]
         assert any("press Escape to close" in message for message in messages)

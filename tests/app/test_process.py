@@ -5,7 +5,6 @@ Each row of the README's table of exit statuses is tried here, as a person would
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import select
@@ -22,6 +21,7 @@ import pytest
 import tictactoe.app
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
+from tictactoe.record import GameRecord
 
 pty = pytest.importorskip("pty")
 termios = pytest.importorskip("termios")
@@ -152,9 +152,8 @@ def play_a_win_for_ada(game: Terminal) -> None:
     game.type(b"x", b"7", b"4", b"8", b"5", b"9", screen_after=b"Ada wins!")
 
 
-def wins_saved(stats: Path) -> dict[str, int]:
-    players = json.loads(stats.read_text(encoding="utf-8"))["players"]
-    return {name: record["wins"] for name, record in players.items()}
+def wins_saved(record: Path) -> dict[str, int]:
+    return {row.player.name: row.wins for row in GameRecord(record).players()}
 
 
 LINE_MODES = termios.ECHO | termios.ICANON | termios.ISIG
@@ -179,8 +178,8 @@ QUITS = {
 def test_quitting_leaves_0_with_the_terminal_restored_the_match_kept_and_the_score_printed(
     tmp_path: Path, keys: tuple[bytes, ...]
 ) -> None:
-    stats = tmp_path / "stats.json"
-    game = Terminal("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    record = tmp_path / "record.sqlite3"
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--record", str(record))
     play_a_win_for_ada(game)
     if keys[0] == b"n":
         game.type(b"n", screen_after=b"Bob, choose your mark")
@@ -189,7 +188,7 @@ def test_quitting_leaves_0_with_the_terminal_restored_the_match_kept_and_the_sco
     assert game.finish() == 0
     assert_restored(game)
     assert b"Final score" in game.after_the_game and b"Ada    1" in game.after_the_game
-    assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+    assert wins_saved(record) == {"Ada": 1, "Bob": 0}
 
 
 @pytest.mark.parametrize(
@@ -198,15 +197,15 @@ def test_quitting_leaves_0_with_the_terminal_restored_the_match_kept_and_the_sco
 def test_a_signal_restores_the_terminal_saves_and_prints_the_score(
     tmp_path: Path, sig: signal.Signals, status: int
 ) -> None:
-    stats = tmp_path / "stats.json"
-    game = Terminal("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    record = tmp_path / "record.sqlite3"
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--record", str(record))
     play_a_win_for_ada(game)
     os.kill(game.pid, sig)
 
     assert game.finish() == status
     assert_restored(game)
     assert b"Final score" in game.after_the_game and b"Ada    1" in game.after_the_game
-    assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+    assert wins_saved(record) == {"Ada": 1, "Bob": 0}
 
 
 @pytest.mark.parametrize("then", ["", "SIGTERM"], ids=["closed", "closed then SIGTERM"])
@@ -214,8 +213,8 @@ def test_a_signal_restores_the_terminal_saves_and_prints_the_score(
 def test_closing_the_terminal_ends_the_game_at_once_with_129_keeping_the_match(
     tmp_path: Path, finished: bool, then: str
 ) -> None:
-    stats = tmp_path / "stats.json"
-    game = Terminal("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    record = tmp_path / "record.sqlite3"
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--record", str(record))
     if finished:
         play_a_win_for_ada(game)
     else:
@@ -229,7 +228,7 @@ def test_closing_the_terminal_ends_the_game_at_once_with_129_keeping_the_match(
     assert game.finish() in ({129, 143} if then else {129})
     assert time.monotonic() - closed < PROMPTLY
     if finished:
-        assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+        assert wins_saved(record) == {"Ada": 1, "Bob": 0}
 
 
 def test_closing_the_terminal_leaves_no_word_on_standard_error(tmp_path: Path) -> None:
@@ -313,14 +312,14 @@ CRASH_ON_HINT = (
 def test_an_unexpected_error_leaves_1_restores_the_terminal_and_prints_the_score(
     tmp_path: Path,
 ) -> None:
-    stats = tmp_path / "stats.json"
+    record = tmp_path / "record.sqlite3"
     game = Terminal(
         "--player1",
         "Ada",
         "--player2",
         "Bob",
-        "--stats-file",
-        str(stats),
+        "--record",
+        str(record),
         code=CRASH_ON_HINT,
         env={"XDG_STATE_HOME": str(tmp_path / "state")},
     )
@@ -333,7 +332,7 @@ def test_an_unexpected_error_leaves_1_restores_the_terminal_and_prints_the_score
     assert b"Traceback" not in game.output and b"ZeroDivisionError" not in game.output
     assert b"stopped after an unexpected error" in after
     assert b"Final score" in after and b"Ada    1" in after
-    assert wins_saved(stats) == {"Ada": 1, "Bob": 0}
+    assert wins_saved(record) == {"Ada": 1, "Bob": 0}
     assert b"ZeroDivisionError" in next((tmp_path / "state").rglob("crash.log")).read_bytes()
 
 

@@ -1,24 +1,32 @@
 """One SVG snapshot per screen and state of the game, driven headlessly with Pilot.
 
-Every app runs with `save=False`, so no statistics or settings file is read or
-written (the player's real statistics never leak into a snapshot), and with a
-fixed seed and no computer delay, so each picture is the same on every run.
+Every app runs with `save=False`, so no record or settings file is read or
+written (the player's own record never leaks into a snapshot), except the record
+screen's, which read a fixed record made in tmp_path; all run with a fixed seed
+and no computer delay, so each picture is the same on every run.
 Regenerate after an intended change with `uv run pytest tests/snapshots --snapshot-update`
 and look at the pictures before committing them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, Final
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
+from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
+from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.series import Player
 
 SIZE: Final = (100, 32)
 """A roomy terminal: the board at full size beside the sidebar."""
@@ -193,10 +201,90 @@ def test_help(snap_compare: Any) -> None:
     assert snap_compare(hot_seat(), terminal_size=SIZE, run_before=pressing("x", "question_mark"))
 
 
-def test_stats(snap_compare: Any) -> None:
-    """After one finished game the session's in-memory statistics have a row per player."""
+# The game record (s), over a record of fixed matches.
+
+
+def recorded(path: Path) -> Path:
+    """A record of eight matches at fixed times, so its pictures never change."""
+    ada, grace, hard = Player("Ada"), Player("Grace"), Player.computer(Level.HARD)
+    impostor = Player("Computer (hard)")
+    played = [
+        (ada, grace, (Mark.X, Mark.O), 0, (4, 0, 8, 2, 1, 7, 6, 3, 5)),
+        (grace, ada, (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2)),
+        (ada, hard, (Mark.X, Mark.O), 0, (4, 0, 2, 6, 3, 5, 1, 7, 8)),
+        (impostor, hard, (Mark.O, Mark.X), 1, (4, 0, 8, 2, 1, 7, 6, 3, 5)),
+        (ada, grace, (Mark.O, Mark.X), 0, (0, 4, 8, 2, 6, 3, 7)),
+        (grace, ada, (Mark.X, Mark.O), 0, (4, 0, 8, 2, 1, 7, 6, 3, 5)),
+        (ada, impostor, (Mark.X, Mark.O), 0, (6, 4, 7, 0, 8)),
+        (ada, grace, (Mark.X, Mark.O), 0, (4, 1, 0, 8, 6, 2, 3)),
+    ]
+    record = GameRecord(path)
+    start = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+    for number, (first, second, marks, first_mover, moves) in enumerate(played):
+        match = GameState.new(first=marks[first_mover])
+        for cell in moves:
+            match = match.play(cell)
+        assert match.is_over
+        winner = None if match.winner is None else marks.index(match.winner)
+        when = start + timedelta(minutes=9 * number)
+        record.add(MatchRecord((first, second), marks, first_mover, moves, winner, when))
+    record.close()
+    return path
+
+
+@pytest.fixture
+def record_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The fixed record, its times shown in UTC whatever the machine's time zone.
+
+    Its path is relative (the test runs in tmp_path), so the screen shows the same path
+    on every run.
+    """
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    monkeypatch.chdir(tmp_path)
+    yield recorded(Path("record.sqlite3"))
+    monkeypatch.undo()
+    time.tzset()
+
+
+def with_record(record_file: Path) -> TicTacToeApp:
+    """Ada against Grace, with the fixed record; the settings stay beside it in tmp_path."""
+    return hot_seat(
+        save=True, record_file=record_file, settings_file=record_file.with_name("settings.json")
+    )
+
+
+def test_record_players(snap_compare: Any, record_file: Path) -> None:
+    """The Players tab: totals per player, most wins first; the person called
+    "Computer (hard)" is marked as a person, the computer is in italics."""
+    assert snap_compare(with_record(record_file), terminal_size=SIZE, run_before=pressing("x", "s"))
+
+
+def test_record_players_sorted_by_name(snap_compare: Any, record_file: Path) -> None:
+    """Key 1 sorts by the Player column, A to Z; the heading carries the arrow."""
     assert snap_compare(
-        hot_seat(),
+        with_record(record_file), terminal_size=SIZE, run_before=pressing("x", "s", "1")
+    )
+
+
+def test_record_head_to_head(snap_compare: Any, record_file: Path) -> None:
+    """Ada against Grace, all-time, and their matches newest first."""
+    assert snap_compare(
+        with_record(record_file), terminal_size=SIZE, run_before=pressing("x", "s", "h")
+    )
+
+
+def test_record_recent_matches(snap_compare: Any, record_file: Path) -> None:
+    """Every match newest first: when, who held X and O, who moved first, result, moves."""
+    assert snap_compare(
+        with_record(record_file), terminal_size=SIZE, run_before=pressing("x", "s", "m")
+    )
+
+
+def test_record_replay(snap_compare: Any, record_file: Path) -> None:
+    """The newest match opened with Enter and stepped back twice: move 5 of 7 is marked."""
+    assert snap_compare(
+        with_record(record_file),
         terminal_size=SIZE,
-        run_before=pressing("x", "7", "4", "8", "5", "9", "n", "o", "5", "s"),
+        run_before=pressing("x", "s", "m", "enter", "left", "left"),
     )

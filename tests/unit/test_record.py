@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import signal
@@ -280,7 +279,7 @@ def test_players_sort_by_every_column_both_ways_a_page_at_a_time(tmp_path: Path)
 def test_every_sort_reads_an_index_not_the_whole_table(
     tmp_path: Path, sort: PlayerSort, descending: bool
 ) -> None:
-    """No sort step over all players: each order is an index, so a page costs the same at any size."""
+    """No sort over all players: each order is an index, so a page costs the same at any size."""
     record = crowd(tmp_path / "record.sqlite3", 5)
     record.players(sort)  # creates the schema
     seen: list[str] = []
@@ -493,7 +492,7 @@ def test_a_database_of_another_program_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_an_old_schema_is_migrated_step_by_step() -> None:
-    assert SCHEMA_VERSION == len(MIGRATIONS)
+    assert len(MIGRATIONS) == SCHEMA_VERSION
     db = sqlite3.connect(":memory:")
     for version, steps in enumerate(MIGRATIONS):
         assert db.execute("PRAGMA user_version").fetchone() == (version,)
@@ -621,7 +620,7 @@ def test_eight_games_recording_at_once_are_all_counted(tmp_path: Path) -> None:
     assert outputs == ["0\n"] * 8, "nothing unsaved, no notices"
     record = GameRecord(path)
     assert record.match_count() == 400
-    assert totals(record) == {**{name: (50, 0, 0) for name in names}, "Rival": (0, 400, 0)}
+    assert totals(record) == {**dict.fromkeys(names, (50, 0, 0)), "Rival": (0, 400, 0)}
 
 
 KILLED_WORKER = textwrap.dedent(

@@ -264,10 +264,9 @@ class RecordScreen(InfoScreen):
                 _number(head.draws),
             )
         if head.matches:
-            span = f"{local_time(head.first)} to {local_time(head.last)}"
             hint.update(
-                f"{head.matches:,} match{'' if head.matches == 1 else 'es'} between them, "
-                f"{span}. Newest first; Enter replays a match."
+                f"{head.matches:,} match{'' if head.matches == 1 else 'es'}, "
+                f"{local_time(head.first)} to {local_time(head.last)}. Enter replays one."
             )
         else:
             hint.update("They have not played each other before this series.")

@@ -52,11 +52,11 @@ class ReplayPane(TabPane, can_focus=True):
     """Shows `match` one position at a time; `step` is how many moves have been played."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "step(-1)", "Back a move", key_display="←"),
-        Binding("right", "step(1)", "Forward", key_display="→"),
-        Binding("home", "first", "Start", key_display="Home"),
-        Binding("end", "last", "End", key_display="End"),
-        Binding("escape", "leave", "Back to the list"),
+        Binding("left", "step(-1)", "Back", key_display="←"),
+        Binding("right", "step(1)", "Next", key_display="→"),
+        Binding("home", "first", "Start", show=False),
+        Binding("end", "last", "End", show=False),
+        Binding("escape", "leave", "List"),
     ]
 
     class Left(Message):
