@@ -1,0 +1,306 @@
+"""The record screen (`s`): its four tabs, sorting, paging and replays, driven with Pilot."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, OptionList, TabbedContent
+
+from app.conftest import HOT_SEAT, Driver, Start, painted
+from tictactoe.ai import Level
+from tictactoe.engine import GameState, Mark
+from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.record import RecordScreen
+from tictactoe.screens.replay import ReplayPane
+from tictactoe.series import Player
+
+ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
+START = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+
+
+def match(
+    first: Player,
+    second: Player,
+    moves: tuple[int, ...],
+    minute: int,
+    marks: tuple[Mark, Mark] = (Mark.X, Mark.O),
+) -> MatchRecord:
+    state = GameState.new(first=marks[0])
+    for cell in moves:
+        state = state.play(cell)
+    winner = None if state.winner is None else marks.index(state.winner)
+    return MatchRecord((first, second), marks, 0, moves, winner, START + timedelta(minutes=minute))
+
+
+def keep(tmp_path: Path, *matches: MatchRecord) -> dict[str, Any]:
+    """A record holding `matches`; the config overrides that play on it."""
+    path = tmp_path / "record.sqlite3"
+    record = GameRecord(path)
+    assert record.player_count() == 0  # the first use makes the file
+    for recorded in matches:
+        record.add(recorded)
+    record.close()
+    return {"save": True, "record_file": path, "settings_file": tmp_path / "settings.json"}
+
+
+def screen(ui: Driver) -> RecordScreen:
+    assert isinstance(ui.app.screen, RecordScreen), ui.app.screen
+    return ui.app.screen
+
+
+def rows(ui: Driver, table_id: str) -> list[list[str]]:
+    table = screen(ui).query_one(table_id, DataTable)
+    return [[str(cell) for cell in table.get_row_at(row)] for row in range(table.row_count)]
+
+
+def column(ui: Driver, table_id: str, index: int = 0) -> list[str]:
+    return [row[index] for row in rows(ui, table_id)]
+
+
+def replay(ui: Driver) -> ReplayPane:
+    return screen(ui).query_one(ReplayPane)
+
+
+def marked_line(ui: Driver) -> str:
+    """The move-list line that carries the ▶."""
+    moves = replay(ui).query_one("#replay-moves", OptionList)
+    lines = [str(moves.get_option_at_index(index).prompt) for index in range(moves.option_count)]
+    (current,) = [line for line in lines if line.startswith("▶")]
+    assert moves.highlighted == lines.index(current)
+    return current
+
+
+ADA_WINS = (0, 3, 1, 4, 2)
+DRAW = (4, 0, 2, 6, 3, 5, 1, 7, 8)
+
+
+async def test_players_are_sorted_by_any_column_with_a_key_or_a_click(
+    start: Start, tmp_path: Path
+) -> None:
+    config = keep(
+        tmp_path,
+        match(Player("Cy"), BOB, ADA_WINS, 1),
+        match(Player("Cy"), BOB, ADA_WINS, 2),
+        match(ADA, BOB, DRAW, 3),
+        match(ADA, HARD, DRAW, 4),
+        match(BOB, ADA, ADA_WINS, 5),
+    )
+    async with start(**HOT_SEAT, **config) as ui:
+        await ui.press("x", "s")
+        assert screen(ui).tabs.active == "players"
+        assert rows(ui, "#players-table")[:2] == [
+            ["Cy", "2", "2", "0", "0", "100%"],
+            ["Bob", "4", "1", "2", "1", "25%"],
+        ]
+        assert "Wins ▼" in painted(screen(ui).query_one("#players-table"))
+
+        await ui.press("1")  # the Player column, A to Z
+        assert column(ui, "#players-table") == ["Ada", "Bob", "Computer (hard)", "Cy"]
+        await ui.press("1")  # again: Z to A
+        assert column(ui, "#players-table") == ["Cy", "Computer (hard)", "Bob", "Ada"]
+        await ui.press("5")  # most draws first
+        assert column(ui, "#players-table", 4) == ["2", "1", "1", "0"]
+
+        await ui.pilot.click("#players-table", offset=(3, 0))  # the "Player" heading
+        await ui.pilot.pause()
+        assert column(ui, "#players-table") == ["Ada", "Bob", "Computer (hard)", "Cy"]
+        await ui.pilot.click("#players-table", offset=(3, 0))
+        await ui.pilot.pause()
+        assert column(ui, "#players-table") == ["Cy", "Computer (hard)", "Bob", "Ada"]
+
+
+async def test_a_long_record_is_fetched_a_page_at_a_time(start: Start, tmp_path: Path) -> None:
+    config = keep(tmp_path)
+    db = sqlite3.connect(config["record_file"])
+    with db:
+        db.execute("INSERT INTO players (id, kind, name) VALUES (1, 'person', 'Rival')")
+        db.executemany(
+            "INSERT INTO players (id, kind, name) VALUES (?, 'person', ?)",
+            [(number, f"Player {number:03}") for number in range(2, 252)],
+        )
+        db.executemany(
+            "INSERT INTO matches (finished_at, player1, player2, mark1, first_mover, moves,"
+            " winner) VALUES ('2026-11-20 18:00:00', ?, 1, 'X', 1, '01234', 1)",
+            [(number,) for number in range(2, 252)],
+        )
+    db.close()
+    async with start(**HOT_SEAT, **config) as ui:
+        await ui.press("x", "s")
+        table = screen(ui).query_one("#players-table", DataTable)
+        assert table.row_count == 100
+        await ui.press("pagedown")
+        assert table.row_count == 100, "a page is fetched only near the end"
+        await ui.press("ctrl+end")
+        assert table.row_count == 200
+        await ui.press("ctrl+end")
+        assert table.row_count == 251
+        await ui.press("ctrl+end")
+        assert table.row_count == 251
+        await ui.press("m")
+        recent = screen(ui).query_one("#recent-table", DataTable)
+        assert recent.row_count == 100
+        await ui.press("ctrl+end", "ctrl+end")
+        assert recent.row_count == 250
+        assert len({str(recent.get_row_at(row)[1]) for row in range(250)}) == 250
+
+
+async def test_head_to_head_shows_this_sessions_two_players_all_time(
+    start: Start, tmp_path: Path
+) -> None:
+    config = keep(
+        tmp_path,
+        match(ADA, BOB, ADA_WINS, 1),
+        match(BOB, ADA, ADA_WINS, 2),
+        match(ADA, BOB, ADA_WINS, 3),
+        match(ADA, HARD, DRAW, 4),
+        match(ADA, BOB, DRAW, 5),
+    )
+    async with start(**HOT_SEAT, **config) as ui:
+        await ui.press("x", "s", "h")
+        assert screen(ui).tabs.active == "head-to-head"
+        assert rows(ui, "#h2h-summary") == [["Ada", "2", "1", "1"], ["Bob", "1", "2", "1"]]
+        assert "4 matches, " in painted(screen(ui).query_one("#h2h-hint"))
+        assert column(ui, "#h2h-table", 4) == ["Draw", "Ada won", "Bob won", "Ada won"]
+
+
+async def test_recent_matches_newest_first_and_a_replay_step_by_step(
+    start: Start, tmp_path: Path
+) -> None:
+    config = keep(
+        tmp_path,
+        match(ADA, BOB, DRAW, 1),
+        match(ADA, HARD, (4, 0, 8, 2, 1, 7, 6, 3, 5), 2, marks=(Mark.O, Mark.X)),
+        match(BOB, ADA, ADA_WINS, 3),
+    )
+    async with start(**HOT_SEAT, **config) as ui:
+        await ui.press("x", "s", "m")
+        assert screen(ui).tabs.active == "recent"
+        assert [row[1:] for row in rows(ui, "#recent-table")] == [
+            ["Bob", "Ada", "X", "Bob won", "5"],
+            ["Computer (hard)", "Ada", "O", "Draw", "9"],
+            ["Ada", "Bob", "X", "Draw", "9"],
+        ]
+
+        await ui.press("enter")  # the newest: Bob's win
+        pane = replay(ui)
+        assert screen(ui).tabs.active == "replay"
+        assert ui.app.focused is pane
+        assert pane.step == 5
+        assert marked_line(ui) == "▶ 5. Bob X top-right"
+        assert "Bob (X) vs Ada (O)" in painted(pane.query_one("#replay-title"))
+        board = pane.board
+        assert board.match is not None and board.match.winning_line == (0, 1, 2)
+
+        await ui.press("left", "left")
+        assert pane.step == 3
+        assert board.match == GameState.new().play(0).play(3).play(1)
+        assert marked_line(ui) == "▶ 3. Bob X top"
+        assert painted(pane.query_one("#replay-where")).strip() == "Move 3 of 5"
+        await ui.press("home")
+        assert pane.step == 0 and board.match == GameState.new()
+        assert marked_line(ui).startswith("▶ Start")
+        await ui.press("left")
+        assert pane.step == 0, "no step before the start"
+        await ui.press("right", "end", "right")
+        assert pane.step == 5
+
+        await ui.press("escape")  # back to the list, not out of the record
+        assert screen(ui).tabs.active == "recent"
+        await ui.press("down", "enter")
+        assert marked_line(ui) == "▶ 9. Ada O right"
+        await ui.press("escape", "escape")
+        assert isinstance(ui.app.screen, GameScreen)
+
+
+async def test_a_replay_chosen_under_head_to_head_goes_back_there(
+    start: Start, tmp_path: Path
+) -> None:
+    async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
+        await ui.press("x", "s", "h", "enter")
+        assert screen(ui).tabs.active == "replay"
+        await ui.press("escape")
+        assert screen(ui).tabs.active == "head-to-head"
+
+
+@pytest.mark.parametrize("key", ["escape", "q", "s"])
+async def test_the_record_closes_as_the_stats_did(start: Start, key: str) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "s")
+        assert isinstance(ui.app.screen, RecordScreen)
+        await ui.press("m", key)
+        assert isinstance(ui.app.screen, GameScreen)
+        await ui.press("5")
+        assert ui.cell(4).mark is Mark.X
+
+
+async def test_the_tabs_answer_their_keys_and_clicks(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "s")
+        tabs = screen(ui).query_one(TabbedContent)
+        for key, tab in (("h", "head-to-head"), ("m", "recent"), ("r", "replay")):
+            await ui.press(key)
+            assert tabs.active == tab
+        assert "No match chosen yet" in painted(replay(ui).query_one("#replay-empty"))
+        await ui.press("escape")  # no replay to leave: back to the list
+        assert tabs.active == "recent"
+        await ui.press("p")
+        assert tabs.active == "players"
+        await ui.click("#--content-tab-recent")
+        assert tabs.active == "recent"
+
+
+async def test_matches_of_this_session_show_at_once(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:  # save=False: the record lives in memory
+        await ui.press("x", "7", "4", "8", "5", "9", "s")
+        assert rows(ui, "#players-table") == [
+            ["Ada", "1", "1", "0", "0", "100%"],
+            ["Bob", "1", "0", "1", "0", "0%"],
+        ]
+        assert rows(ui, "#h2h-summary") == [["Ada", "1", "0", "0"], ["Bob", "0", "1", "0"]]
+        assert len(rows(ui, "#recent-table")) == 1
+
+
+async def test_names_from_the_file_reach_the_screen_as_plain_text(
+    start: Start, tmp_path: Path
+) -> None:
+    hostile = "Eve\x1b[41mRED\x1b[0m\x1b]2;PWNED\x07x"
+    config = keep(tmp_path, match(Player("placeholder"), Player("[bold]Mal[/]"), ADA_WINS, 1))
+    db = sqlite3.connect(config["record_file"])
+    with db:
+        db.execute("UPDATE players SET name = ? WHERE name = 'placeholder'", (hostile,))
+    db.close()
+    async with start(**HOT_SEAT, **config) as ui:
+        await ui.press("x", "s")
+        shown = painted(screen(ui).query_one("#players-table"))
+        assert "Eve[41mRED[0m]2;PWNEDx" in shown
+        assert "[bold]Mal[/]" in shown
+        await ui.press("m", "enter")
+        shown = painted(replay(ui).query_one("#replay-title")) + painted(replay(ui).moves)
+        assert "Eve[41mRED[0m]2;PWN… (X) vs [bold]Mal[/] (O)" in shown
+        assert "2. [bold]Mal[/] O left" in shown
+        assert "\x1b" not in shown and "\x07" not in shown
+
+
+async def test_start_up_does_not_open_the_record(
+    start: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = keep(tmp_path, match(ADA, BOB, DRAW, 1))
+    opened: list[object] = []
+    real_connect = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        opened.append(args[0])
+        connection: sqlite3.Connection = real_connect(*args, **kwargs)
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    async with start(**HOT_SEAT, **config) as ui:
+        await ui.press("x", "5")
+        assert opened == []
+        await ui.press("s")
+        assert opened and opened[0] == config["record_file"]
