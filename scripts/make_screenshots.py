@@ -2,13 +2,20 @@
 and a PNG of the game served to Chromium by `tictactoe serve` (browser.png).
 
 uv run python scripts/make_screenshots.py
+
+The record screen's pictures read a small record of fixed matches, made in a
+temporary folder each run (times shown in UTC); every other picture keeps nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import tempfile
+import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,11 +27,52 @@ if TYPE_CHECKING:
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
+from tictactoe.engine import GameState, Mark
+from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.series import Player
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 SIZE = (100, 32)
 
 HOT_SEAT = GameConfig(player1="Ada", player2="Grace", computer_delay=0, seed=7, save=False)
+RECORD = Path("record.sqlite3")
+"""The demonstration record, relative to the temporary folder the script works in."""
+WITH_RECORD = GameConfig(
+    player1="Ada",
+    player2="Grace",
+    computer_delay=0,
+    seed=7,
+    record_file=RECORD,
+    settings_file=Path("settings.json"),
+)
+
+
+def make_record(path: Path) -> None:
+    """Nine matches at fixed times: Ada, Grace, the hard computer and a person called like it."""
+    ada, grace, hard = Player("Ada"), Player("Grace"), Player.computer(Level.HARD)
+    impostor = Player("Computer (hard)")
+    x_o, o_x = (Mark.X, Mark.O), (Mark.O, Mark.X)
+    matches = [
+        (ada, grace, x_o, (4, 0, 8, 2, 1, 7, 6, 3, 5)),
+        (grace, ada, x_o, (0, 3, 1, 4, 2)),
+        (ada, hard, x_o, (4, 0, 2, 6, 3, 5, 1, 7, 8)),
+        (impostor, hard, o_x, (4, 0, 8, 2, 1, 7, 6, 3, 5)),
+        (ada, grace, o_x, (0, 4, 8, 2, 6, 3, 7)),
+        (grace, ada, x_o, (4, 0, 8, 2, 1, 7, 6, 3, 5)),
+        (ada, impostor, x_o, (6, 4, 7, 0, 8)),
+        (hard, ada, x_o, (4, 0, 8, 2, 1, 7, 6, 3, 5)),
+        (ada, grace, x_o, (4, 1, 0, 8, 6, 2, 3)),
+    ]
+    record = GameRecord(path)
+    start = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+    for number, (first, second, marks, moves) in enumerate(matches):
+        match = GameState.new(first=marks[0])
+        for cell in moves:
+            match = match.play(cell)
+        winner = None if match.winner is None else marks.index(match.winner)
+        when = start + timedelta(minutes=9 * number)
+        record.add(MatchRecord((first, second), marks, 0, moves, winner, when))
+    record.close()
 
 
 async def _nothing(pilot: Pilot[object]) -> None:
@@ -55,7 +103,8 @@ SHOTS: dict[str, tuple[GameConfig, Callable[[Pilot[object]], Awaitable[None]], t
     "help": (HOT_SEAT, _keys("x", "question_mark"), SIZE),
     "hint": (HOT_SEAT, _keys("x", "5", "8", "h"), SIZE),
     "history": (HOT_SEAT, _keys("x", "5", "7", "3", "9", "8"), SIZE),
-    "stats": (HOT_SEAT, _keys("x", "7", "4", "8", "5", "9", "n", "o", "5", "s"), SIZE),
+    "record": (WITH_RECORD, _keys("x", "s"), SIZE),
+    "replay": (WITH_RECORD, _keys("x", "s", "m", "enter", "left", "left"), SIZE),
     "light-theme": (HOT_SEAT, _keys("x", "5", "7", "3"), SIZE),
     "too-small": (HOT_SEAT, _keys("x", "5"), (40, 12)),
 }
@@ -156,9 +205,14 @@ async def shoot_browser() -> Path | None:
 
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
-    for name in SHOTS:
-        print(await shoot(name))
-    print(await shoot_browser())
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chdir(scratch)
+        make_record(RECORD)
+        for name in SHOTS:
+            print(await shoot(name))
+        print(await shoot_browser())
 
 
 if __name__ == "__main__":

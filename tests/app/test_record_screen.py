@@ -261,7 +261,10 @@ async def test_matches_of_this_session_show_at_once(start: Start) -> None:
             ["Ada", "1", "1", "0", "0", "100%"],
             ["Bob", "1", "0", "1", "0", "0%"],
         ]
+        assert not screen(ui).query("#recent-table"), "a tab's table is made when first shown"
+        await ui.press("h")
         assert rows(ui, "#h2h-summary") == [["Ada", "1", "0", "0"], ["Bob", "0", "1", "0"]]
+        await ui.press("m")
         assert len(rows(ui, "#recent-table")) == 1
 
 

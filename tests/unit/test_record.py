@@ -433,7 +433,7 @@ def test_a_file_that_fails_the_integrity_check_is_moved_aside_and_nothing_is_los
     db.close()
     damage_page(path, root)
 
-    record = GameRecord(path)
+    record = GameRecord(path, check_after=0)
     record.add(played(BOB, ADA))  # goes into the damaged file: nothing it touches is damaged
     assert record.take_notices() == []
     record.wait_for_check()
@@ -847,3 +847,10 @@ def test_player_totals_give_a_win_rate_only_after_a_match() -> None:
     assert PlayerTotals(ADA, 0, 0, 0).win_rate is None
     assert PlayerTotals(ADA, 1, 2, 1).win_rate == 0.25
     assert PlayerTotals(ADA, 1, 2, 1).matches == 4
+
+
+def test_the_readme_shows_the_schema_as_the_code_makes_it() -> None:
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8").split())
+    for steps in MIGRATIONS:
+        for statement in steps:
+            assert " ".join(statement.split()) + ";" in readme, statement.splitlines()[0]

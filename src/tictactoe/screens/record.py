@@ -153,6 +153,8 @@ class RecordScreen(InfoScreen):
         self.descending = True
         self._replay_from = "recent"
         """The tab Escape returns to from a replay."""
+        self._filled = {"players", "replay"}
+        """Tabs whose tables are made (the others are made when first shown)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="record"):
@@ -164,15 +166,8 @@ class RecordScreen(InfoScreen):
                         classes="record-hint",
                     )
                     yield PagedTable(id="players-table")
-                with TabPane("Head to head", id="head-to-head"):
-                    yield DataTable(id="h2h-summary", cursor_type="none", show_cursor=False)
-                    yield Static(classes="record-hint", id="h2h-hint", markup=False)
-                    yield PagedTable(id="h2h-table")
-                with TabPane("Recent matches", id="recent"):
-                    yield Static(
-                        "Newest first. Enter replays a match.", classes="record-hint", markup=False
-                    )
-                    yield PagedTable(id="recent-table")
+                yield TabPane("Head to head", id="head-to-head")
+                yield TabPane("Recent matches", id="recent")
                 yield ReplayPane()
             yield Static(self.record.where(), id="record-where", markup=False)
         yield Footer()
@@ -184,12 +179,29 @@ class RecordScreen(InfoScreen):
 
     def on_mount(self) -> None:
         self._load_players()
-        self._load_head_to_head()
-        recent = self.query_one("#recent-table", PagedTable)
-        self._match_columns(recent)
-        recent.load(self._matches_page(recent, None))
         self.query_one("#record-where", Static).update(self.record.where())
         self.query_one("#players-table").focus()
+        self._tell()
+
+    async def _fill(self, tab: str) -> None:
+        """Make and load a tab's tables the first time it is shown: opening stays quick."""
+        if tab in self._filled:
+            return
+        self._filled.add(tab)
+        pane = self.query_one(f"#{tab}", TabPane)
+        if tab == "head-to-head":
+            await pane.mount(
+                DataTable(id="h2h-summary", cursor_type="none", show_cursor=False),
+                Static(classes="record-hint", id="h2h-hint", markup=False),
+                PagedTable(id="h2h-table"),
+            )
+            self._load_head_to_head()
+        elif tab == "recent":
+            hint = "Newest first. Enter replays a match."
+            recent = PagedTable(id="recent-table")
+            await pane.mount(Static(hint, classes="record-hint", markup=False), recent)
+            self._match_columns(recent)
+            recent.load(self._matches_page(recent, None))
         self._tell()
 
     def _tell(self) -> None:
@@ -305,7 +317,7 @@ class RecordScreen(InfoScreen):
         ]
 
     @on(DataTable.RowSelected, "#recent-table, #h2h-table")
-    def _replay(self, event: DataTable.RowSelected) -> None:
+    async def _replay(self, event: DataTable.RowSelected) -> None:
         key = event.row_key.value or ""
         if not key.startswith("match-"):
             return
@@ -314,19 +326,20 @@ class RecordScreen(InfoScreen):
         if match is None:
             return
         self._replay_from = "head-to-head" if event.data_table.id == "h2h-table" else "recent"
-        pane = self.query_one(ReplayPane)
-        pane.match = match
-        self.action_show_tab("replay")
+        await self.query_one(ReplayPane).show(match)
+        await self.action_show_tab("replay")
 
     # Tabs and closing.
 
-    def action_show_tab(self, tab: str) -> None:
+    async def action_show_tab(self, tab: str) -> None:
+        await self._fill(tab)
         self.tabs.active = tab
         self._focus_tab(tab)
 
     @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id:
+            await self._fill(event.pane.id)
             self._focus_tab(event.pane.id)
 
     def _focus_tab(self, tab: str) -> None:
@@ -340,5 +353,5 @@ class RecordScreen(InfoScreen):
             self.query_one(target).focus()
 
     @on(ReplayPane.Left)
-    def _back_from_replay(self) -> None:
-        self.action_show_tab(self._replay_from)
+    async def _back_from_replay(self) -> None:
+        await self.action_show_tab(self._replay_from)

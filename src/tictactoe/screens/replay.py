@@ -62,7 +62,7 @@ class ReplayPane(TabPane, can_focus=True):
     class Left(Message):
         """Escape: the player is done with this replay."""
 
-    match: var[MatchRecord | None] = var(None, init=False)
+    match: var[MatchRecord | None] = var(None, init=False, always_update=True)
     """The recorded match on show, or None before one is chosen."""
     step: var[int] = var(0, init=False)
     """Moves played in the position on show: 0 is the empty board."""
@@ -88,18 +88,27 @@ class ReplayPane(TabPane, can_focus=True):
             id="replay-empty",
             markup=False,
         )
-        with Vertical(id="replay-match"):
-            yield Static(id="replay-title", markup=False)
-            with Horizontal(id="replay-body"):
-                yield Board(id="replay-board")
-                yield OptionList(id="replay-moves", markup=False)
-            yield Static(id="replay-where", markup=False)
 
     def on_mount(self) -> None:
-        self.board.can_focus = False
-        self.moves.can_focus = False  # the pane's own keys step; a click on a line still works
-        self.board.cursor = -1  # no cell is under a cursor in a replay
         self.set_class(True, "-empty")
+
+    async def show(self, match: MatchRecord) -> None:
+        """Show `match` at its last move; the board is made the first time (not on opening)."""
+        if not self.query("#replay-match"):
+            board = Board(id="replay-board")
+            board.can_focus = False
+            board.cursor = -1  # no cell is under a cursor in a replay
+            moves = OptionList(id="replay-moves", markup=False)
+            moves.can_focus = False  # the pane's own keys step; a click on a line still works
+            await self.mount(
+                Vertical(
+                    Static(id="replay-title", markup=False),
+                    Horizontal(board, moves, id="replay-body"),
+                    Static(id="replay-where", markup=False),
+                    id="replay-match",
+                )
+            )
+        self.match = match
 
     def watch_match(self, match: MatchRecord | None) -> None:
         self.set_class(match is None, "-empty")
@@ -124,7 +133,7 @@ class ReplayPane(TabPane, can_focus=True):
         return Content(("  ", CURRENT)[index == self.step] + self._lines[index])
 
     def watch_step(self, old: int, step: int) -> None:
-        if old < len(self._lines):
+        if 0 <= old < len(self._lines):
             self.moves.replace_option_prompt_at_index(old, self._line(old))
         self._show(step)
 

@@ -1,0 +1,368 @@
+"""The record and its files as a player meets them: the real game, in a pseudo-terminal.
+
+Each failure of the old statistics file has a test here that plays the game the way
+a person would, through the deprecated `--stats-file` where the old game could be
+run the same way, and reads what reached the terminal and the disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import tictactoe.app
+from tictactoe import cli
+from tictactoe.app import TicTacToeApp
+from tictactoe.config import GameConfig
+from tictactoe.engine import Mark
+from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.series import Player, Series
+
+pty = pytest.importorskip("pty")
+resource = pytest.importorskip("resource")
+
+LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
+ADA_WINS = (b"x", b"7", b"4", b"8", b"5", b"9")
+"""Ada takes X and the top row (numpad digits) while Bob takes two of the middle row."""
+
+
+class Game:
+    """`python -m tictactoe` in a pseudo-terminal; `prepare` runs in the child before it starts."""
+
+    def __init__(self, *args: str, prepare: Callable[[], None] | None = None) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become the game
+            os.environ["TERM"] = "xterm-256color"
+            if prepare is not None:
+                prepare()
+            os.execv(sys.executable, [sys.executable, "-m", "tictactoe", *args])
+        self.output = b""
+
+    def read_until(self, *texts: bytes, timeout: float = 30) -> None:
+        """Read until any of `texts` has appeared since the last keys were typed."""
+        deadline = time.monotonic() + timeout
+        while not any(text in self.output for text in texts):
+            assert time.monotonic() < deadline, f"none of {texts!r} appeared"
+            if select.select([self.fd], [], [], 0.05)[0]:
+                try:
+                    self.output += os.read(self.fd, 65536)
+                except OSError:
+                    raise AssertionError(f"the game ended before {texts!r}") from None
+
+    def type(self, *keys: bytes) -> None:
+        for key in keys:
+            os.write(self.fd, key)
+            time.sleep(0.15)
+
+    def settle(self, seconds: float = 1.0) -> None:
+        """Read whatever arrives for a while."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if select.select([self.fd], [], [], 0.05)[0]:
+                self.output += os.read(self.fd, 65536)
+
+    def finish(self, timeout: float = 30) -> int:
+        """Read to the end; the exit status."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not select.select([self.fd], [], [], 0.1)[0]:
+                continue
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.output += chunk
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status)
+
+    @property
+    def after_the_screen(self) -> bytes:
+        """What was printed once the full-screen display had closed."""
+        return self.output.rsplit(LEAVE_ALTERNATE_SCREEN, 1)[-1]
+
+
+def old_stats(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+ENTRY = '{"wins": 1, "losses": 0, "draws": 0}'
+
+
+# Start-up refuses a path that can never hold the record.
+
+
+def refusal(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tictactoe", "--player1", "Ada", "--player2", "Bob", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        ("/", "/ is a folder; the record needs the path of a file."),
+        ("", "--record needs the path of a file, not an empty string."),
+        ("{tmp}", "{tmp} is a folder; the record needs the path of a file."),
+        ("{tmp}/notes.txt/record.sqlite3", "{tmp}/notes.txt/record.sqlite3 cannot be made"),
+        ("{tmp}/notes.txt/deeper/r.sqlite3", "{tmp}/notes.txt is a file, not a folder."),
+    ],
+    ids=["root", "empty", "a folder", "inside a file", "deeper inside a file"],
+)
+def test_a_record_path_that_can_never_work_is_refused_in_one_sentence(
+    tmp_path: Path, where: str, said: str
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a folder", encoding="utf-8")
+    result = refusal("--record", where.format(tmp=tmp_path))
+
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("tictactoe: error: ")
+    assert said.format(tmp=tmp_path) in line
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "not a folder"
+
+
+def test_the_old_option_is_checked_the_same_way(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a folder", encoding="utf-8")
+    result = refusal("--stats-file", str(tmp_path / "notes.txt" / "stats.json"))
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert "is a file, not a folder" in line
+
+
+def test_the_record_option_is_in_the_help_and_the_old_one_is_not() -> None:
+    text = cli.build_parser().format_help()
+    assert "--record PATH" in text
+    assert "--stats-file" not in text
+
+
+def test_the_options_choose_where_things_are_kept(tmp_path: Path) -> None:
+    chosen = cli.parse_config(["--record", str(tmp_path / "r.sqlite3")])
+    assert chosen.record_path() == tmp_path / "r.sqlite3"
+    assert chosen.legacy_path() is None, "--record touches no other file in its folder"
+    old = cli.parse_config(["--stats-file", str(tmp_path / "scores.json")])
+    assert old.record_path() == tmp_path / "record.sqlite3"
+    assert old.legacy_path() == tmp_path / "scores.json"
+    nothing = cli.parse_config(["--no-save", "--record", str(tmp_path / "r.sqlite3")])
+    assert (nothing.record_path(), nothing.legacy_path(), nothing.settings_path()) == (None,) * 3
+    default = cli.parse_config([])
+    assert default.record_path() is not None and default.record_path() != chosen.record_path()
+    assert default.settings_path() is not None
+    assert default.settings_path().parent != default.record_path().parent  # type: ignore[union-attr]
+
+
+# The failures of the old statistics file, one by one.
+
+
+def test_escape_sequences_in_a_stored_name_never_reach_the_terminal(tmp_path: Path) -> None:
+    hostile = "Eve\\u001b[41mRED\\u001b[0m\\u001b]2;PWNED\\u0007x"
+    stats = old_stats(
+        tmp_path / "stats.json",
+        '{"version": 1, "players": {"' + hostile + '": ' + ENTRY + ', "Zed": ' + ENTRY + "}}",
+    )
+    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    game.read_until(b"choose your mark")
+    game.type(b"x", b"s")
+    game.read_until(b"Zed")
+    game.settle()
+    game.type(b"\x1b", b"q")
+    assert game.finish() == 0
+    assert b"\x1b]2;PWNED" not in game.output, "the terminal's title was changed"
+    assert b"\x1b[41mRED" not in game.output, "a colour leaked"
+    assert b"\x07x" not in game.output
+
+
+def test_settings_never_go_beside_the_record(tmp_path: Path) -> None:
+    someone_elses = b'{"editor": "vim", "fontsize": 12}\n'
+    (tmp_path / "settings.json").write_bytes(someone_elses)
+    stats = tmp_path / "scores.json"
+    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    game.read_until(b"choose your mark")
+    game.type(*ADA_WINS)
+    game.read_until(b"Ada wins!")
+    game.type(b"q")
+    assert game.finish() == 0
+
+    assert (tmp_path / "settings.json").read_bytes() == someone_elses
+    assert not list(tmp_path.glob("settings.json.*"))
+    kept = {path.name for path in tmp_path.iterdir()}
+    assert "record.sqlite3" in kept
+    assert kept <= {"settings.json", "record.sqlite3", "record.sqlite3-wal", "record.sqlite3-shm"}
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ['"\\ud800": ' + ENTRY, '"Ada": {"wins": ' + "9" * 4300 + ', "losses": 1, "draws": 0}'],
+    ids=["a lone surrogate", "a 4,300-digit count"],
+)
+def test_hostile_content_in_the_old_file_never_crashes_a_match_end(
+    tmp_path: Path, entry: str
+) -> None:
+    stats = old_stats(tmp_path / "stats.json", '{"version": 1, "players": {' + entry + "}}")
+    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    game.read_until(b"choose your mark")
+    game.type(*ADA_WINS)
+    game.read_until(b"Ada wins!")
+    game.type(b"n", b"o")
+    game.read_until(b"Bob (O) to move")
+    game.type(b"s")
+    game.settle()
+    game.type(b"\x1b", b"q")
+
+    assert game.finish() == 0
+    assert b"unexpected error" not in game.output
+    assert b"Final score" in game.after_the_screen
+
+
+def test_a_duplicate_players_key_drops_no_records(tmp_path: Path) -> None:
+    stats = old_stats(
+        tmp_path / "stats.json",
+        '{"version": 1, "players": {"Zed": ' + ENTRY + '}, "players": {"Yul": ' + ENTRY + "}}",
+    )
+    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    game.read_until(b"choose your mark")
+    game.type(b"x", b"s")
+    game.read_until(b"Yul")
+    game.settle()
+    game.type(b"\x1b", b"q")
+    assert game.finish() == 0
+    assert b"Zed" in game.output
+
+
+def test_a_symlinked_record_is_followed_and_stays_a_link(tmp_path: Path) -> None:
+    target = tmp_path / "synced" / "record.sqlite3"
+    target.parent.mkdir()
+    link = tmp_path / "record.sqlite3"
+    link.symlink_to(target)
+    game = Game("--player1", "Ada", "--player2", "Bob", "--record", str(link))
+    game.read_until(b"choose your mark")
+    game.type(*ADA_WINS)
+    game.read_until(b"Ada wins!")
+    game.type(b"q")
+    assert game.finish() == 0
+
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert {path.name for path in tmp_path.iterdir()} == {"synced", "record.sqlite3"}
+    assert [(row.player.name, row.wins) for row in GameRecord(target).players()] == [
+        ("Ada", 1),
+        ("Bob", 0),
+    ]
+
+
+def no_room_for_files() -> None:
+    """In the child: every write to a file fails, as on a full disk."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY))
+
+
+def test_results_that_could_not_be_saved_are_counted_at_quit(tmp_path: Path) -> None:
+    stats = tmp_path / "stats.json"
+    game = Game(
+        "--player1",
+        "Ada",
+        "--player2",
+        "Bob",
+        "--stats-file",
+        str(stats),
+        prepare=no_room_for_files,
+    )
+    game.read_until(b"choose your mark")
+    game.type(*ADA_WINS)
+    game.read_until(b"Ada wins!")
+    game.type(b"n", b"o", b"5", b"7", b"4", b"8", b"6")
+    game.read_until(b"Bob wins!")
+    game.type(b"q")
+
+    assert game.finish() == 0
+    said = game.after_the_screen.decode()
+    assert "Final score" in said
+    assert "2 finished matches could not be saved" in said
+    assert str(tmp_path / "record.sqlite3") in said
+
+
+# Unsaved matches in the last words.
+
+
+def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    ended = Series.new("Ada", "Bob")
+
+    def run(self: TicTacToeApp) -> Series:
+        self.record._pending.append(  # as a match that met a full disk would be
+            MatchRecord((Player("Ada"), Player("Bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
+        )
+        return ended
+
+    monkeypatch.setattr(TicTacToeApp, "run", run)
+    assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r")]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == cli.final_score(ended) + "\n"
+    assert printed.err == (
+        f"1 finished match could not be saved to the game record {tmp_path / 'r'}; they are lost.\n"
+    )
+
+
+class BrokenApp(TicTacToeApp):
+    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+
+    def on_mount(self) -> None:
+        raise RuntimeError("a bug the player should not have to read about")
+
+
+@pytest.mark.parametrize(
+    ("unsaved", "said"),
+    [(0, "finished matches are saved"), (2, "2 finished matches could not be saved")],
+)
+def test_the_crash_message_says_finished_matches_are_saved_only_when_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], unsaved: int, said: str
+) -> None:
+    blocked = tmp_path / "a file"
+    blocked.write_text("", encoding="utf-8")
+    app = BrokenApp(GameConfig(player1="Ada", player2="Bob", record_file=blocked / "r.sqlite3"))
+    for _ in range(unsaved):
+        app.record.add(
+            MatchRecord((Player("Ada"), Player("Bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
+        )
+    assert app.unsaved_matches == unsaved
+
+    app.run(headless=True)
+
+    err = capsys.readouterr().err
+    assert f"stopped after an unexpected error; {said}." in err
+    assert "finished games" not in err
+
+
+def test_an_imported_file_is_reported_once_on_screen(tmp_path: Path) -> None:
+    stats = old_stats(
+        tmp_path / "stats.json",
+        json.dumps({"version": 1, "players": {"Zed": {"wins": 1, "losses": 0, "draws": 0}}}),
+    )
+    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    game.read_until(b"choose your mark")
+    game.type(b"x", b"s")
+    game.read_until(b"Zed")
+    game.settle()
+    game.type(b"\x1b", b"q")
+    assert game.finish() == 0
+    assert (tmp_path / "stats.json.imported").exists()
+    assert not stats.exists()
