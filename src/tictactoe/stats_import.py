@@ -12,11 +12,12 @@ writes anything, or imports Textual.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
 from tictactoe.ai import Level
-from tictactoe.names import clean_name
+from tictactoe.names import MAX_NAME_LENGTH, clean_name
 from tictactoe.series import COMPUTER_NAME, Player
 
 __all__ = ["MAX_COUNT", "ImportedTotals", "LegacyStats", "read_legacy_stats", "visible"]
@@ -50,8 +51,21 @@ class LegacyStats:
     """Why nothing at all could be read (not JSON, not the old format), or None."""
 
 
-class _Pairs(list[tuple[str, object]]):
-    """A JSON object as its key-value pairs in order, duplicates kept."""
+class _Duplicated:
+    """A JSON object that names a key more than once: its pairs, all of them, in order."""
+
+    def __init__(self, pairs: list[tuple[str, object]]) -> None:
+        self.pairs = pairs
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict[str, object] | _Duplicated:
+    """A JSON object as a dict, unless a key repeats: then nothing is dropped."""
+    found = dict(pairs)
+    return found if len(found) == len(pairs) else _Duplicated(pairs)
+
+
+def _pairs(value: dict[str, object] | _Duplicated) -> list[tuple[str, object]]:
+    return value.pairs if isinstance(value, _Duplicated) else list(value.items())
 
 
 class _Unbelievable:
@@ -86,26 +100,27 @@ def read_legacy_stats(raw: bytes) -> LegacyStats:
     try:
         data = json.loads(
             text,
-            object_pairs_hook=_Pairs,
+            object_pairs_hook=_object,
             parse_int=_parse_int,
             parse_float=_Unbelievable,
             parse_constant=_Unbelievable,
         )
     except (ValueError, RecursionError):
         return LegacyStats(problem="is not valid JSON")
-    if not isinstance(data, _Pairs):
+    if not isinstance(data, dict | _Duplicated):
         return LegacyStats(problem="is not a statistics file (not a JSON object)")
-    versions = [value for key, value in data if key == "version"]
+    top = _pairs(data)
+    versions = [value for key, value in top if key == "version"]
     if not versions or any(type(version) is not int or version != 1 for version in versions):
         return LegacyStats(problem="is not a statistics file of format 1")
-    tables = [value for key, value in data if key == "players"]
-    if not tables or not all(isinstance(table, _Pairs) for table in tables):
+    tables = [value for key, value in top if key == "players"]
+    if not tables or not all(isinstance(table, dict | _Duplicated) for table in tables):
         return LegacyStats(problem="has no players object")
 
     entries: dict[str, list[object]] = {}
     for table in tables:
-        assert isinstance(table, _Pairs)
-        for name, counts in table:
+        assert isinstance(table, dict | _Duplicated)
+        for name, counts in _pairs(table):
             entries.setdefault(name, []).append(counts)
     totals: list[ImportedTotals] = []
     refused: list[str] = []
@@ -114,7 +129,8 @@ def read_legacy_stats(raw: bytes) -> LegacyStats:
         if why:
             refused.append(f"{visible(name)} ({why})")
             continue
-        counts = dict(found[0])  # type: ignore[call-overload]
+        counts = found[0]
+        assert isinstance(counts, dict)
         wins, losses, draws = (int(counts[count]) for count in _COUNTS)
         if wins + losses + draws == 0:
             continue
@@ -122,6 +138,13 @@ def read_legacy_stats(raw: bytes) -> LegacyStats:
         player = Player.computer(level) if level else Player(name)
         totals.append(ImportedTotals(player, wins, losses, draws))
     return LegacyStats(tuple(totals), tuple(refused))
+
+
+def _is_clean(name: str) -> bool:
+    """True when `clean_name` would keep `name` as it is (quick for the usual printable name)."""
+    if name.isprintable() and unicodedata.is_normalized("NFC", name):
+        return len(name) <= MAX_NAME_LENGTH and name == name.strip() and "  " not in name
+    return clean_name(name, "") == name
 
 
 def _why_refused(name: str, found: list[object]) -> str | None:
@@ -133,15 +156,15 @@ def _why_refused(name: str, found: list[object]) -> str | None:
         return "a lone surrogate in the name"
     if not name.strip():
         return "an empty name"
-    if clean_name(name, "") != name:
+    if not _is_clean(name):
         return "control or escape characters in the name"
     (counts,) = found
-    if not isinstance(counts, _Pairs):
+    if not isinstance(counts, dict | _Duplicated):
         return "not an object of wins, losses and draws"
-    keys = [key for key, _ in counts]
+    keys = [key for key, _ in _pairs(counts)]
     if sorted(keys) != sorted(_COUNTS):
         return f"expected wins, losses and draws once each, found {', '.join(map(visible, keys))}"
-    for key, value in counts:
+    for key, value in _pairs(counts):
         if type(value) is not int or not 0 <= value <= MAX_COUNT:
             shown = repr(value) if isinstance(value, int | _Unbelievable) else type(value).__name__
             return f"{key} is {shown}, not a count"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import tictactoe.app
-from tictactoe import cli
+import tictactoe.cli as cli
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
@@ -165,9 +165,10 @@ def test_the_options_choose_where_things_are_kept(tmp_path: Path) -> None:
     nothing = cli.parse_config(["--no-save", "--record", str(tmp_path / "r.sqlite3")])
     assert (nothing.record_path(), nothing.legacy_path(), nothing.settings_path()) == (None,) * 3
     default = cli.parse_config([])
-    assert default.record_path() is not None and default.record_path() != chosen.record_path()
-    assert default.settings_path() is not None
-    assert default.settings_path().parent != default.record_path().parent  # type: ignore[union-attr]
+    record, settings = default.record_path(), default.settings_path()
+    assert record is not None and settings is not None
+    assert record.name == "record.sqlite3" and settings.name == "settings.json"
+    assert settings.parent != record.parent, "configuration is not kept with the record"
 
 
 # The failures of the old statistics file, one by one.

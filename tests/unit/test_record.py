@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
@@ -30,6 +32,8 @@ from tictactoe.record import (
     display_name,
     path_problem,
 )
+from tictactoe import stats_import
+from tictactoe.names import clean_name
 from tictactoe.series import Player, Series
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
@@ -854,3 +858,32 @@ def test_the_readme_shows_the_schema_as_the_code_makes_it() -> None:
     for steps in MIGRATIONS:
         for statement in steps:
             assert " ".join(statement.split()) + ";" in readme, statement.splitlines()[0]
+
+
+@given(st.text(max_size=70) | st.sampled_from(["Ada", "Zoë 🎲", "a  b", " Ada", "A\u0301da"]))
+def test_the_quick_check_of_an_imported_name_agrees_with_clean_name(name: str) -> None:
+    assert stats_import._is_clean(name) == (clean_name(name, "") == name)
+
+
+def test_a_big_old_file_is_imported_beside_play_and_nothing_waits_long(tmp_path: Path) -> None:
+    legacy = tmp_path / "stats.json"
+    players = {
+        f"Player {number:05}": {"wins": 1, "losses": 2, "draws": 3} for number in range(25_000)
+    }
+    write_legacy(legacy, json.dumps({"version": 1, "players": players}))
+    assert legacy.stat().st_size > 1_000_000
+    record = GameRecord(tmp_path / "record.sqlite3", legacy=legacy, busy_timeout=30)
+
+    started = time.perf_counter()
+    record.add(played(ADA, BOB))
+    assert time.perf_counter() - started < 5  # the import goes on beside play
+    record.wait_for_import()
+    record.save_pending()
+
+    assert record.unsaved == 0
+    assert record.player_count() == 25_002
+    (row,) = record.players(PlayerSort.NAME, descending=False, offset=44, limit=1)
+    assert (row.player.name, row.wins, row.losses, row.draws) == ("Player 00042", 1, 2, 3)
+    (notice,) = record.take_notices()
+    assert "25000 players' totals" in notice
+    assert not legacy.exists() and (tmp_path / "stats.json.imported").exists()
