@@ -18,8 +18,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tictactoe import stats_import
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
+from tictactoe.names import clean_name
 from tictactoe.record import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -32,8 +34,6 @@ from tictactoe.record import (
     display_name,
     path_problem,
 )
-from tictactoe import stats_import
-from tictactoe.names import clean_name
 from tictactoe.series import Player, Series
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
