@@ -160,6 +160,9 @@ SCHEMA_VERSION: Final = len(MIGRATIONS)
 _BIG_IMPORT: Final = 1_000_000
 """Bytes of an old stats file (some 15,000 players) above which it is imported beside play."""
 
+_CHECKPOINT_EVERY: Final = 20
+"""Matches recorded between two checkpoints (each adds some 60 KB to the write-ahead log)."""
+
 _MANY: Final = 5_000
 """Imported players from which the ordering indexes are made afresh rather than kept up."""
 
@@ -318,6 +321,16 @@ def _is_damage(error: sqlite3.Error) -> bool:
     return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
+def _checkpoint(path: Path) -> None:
+    """Copy what the write-ahead log holds into the database file (PASSIVE: waits for nobody)."""
+    with contextlib.suppress(sqlite3.Error):
+        db = sqlite3.connect(path, timeout=1, isolation_level=None)
+        try:
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            db.close()
+
+
 def _lower_this_threads_priority() -> None:
     """Let the calling thread yield the processor to the game (on Linux, where threads
     have a niceness of their own; elsewhere it runs as it is)."""
@@ -368,6 +381,8 @@ class GameRecord:
         self._check_db: sqlite3.Connection | None = None
         self._check_stop = threading.Event()
         self._importer: threading.Thread | None = None
+        self._checkpointer: threading.Thread | None = None
+        self._since_checkpoint = 0
         self._opened = 0
         """How many times a file has been opened: a check's finding counts for its own file only."""
         self._damage: str | None = None
@@ -397,6 +412,7 @@ class GameRecord:
                 while self._pending:
                     self._insert(db, self._pending[0])
                     self._written.append(self._pending.pop(0))
+                    self._checkpoint_soon()
             except sqlite3.Error as error:
                 if _is_damage(error):
                     self._replace_damaged(str(error))
@@ -516,6 +532,7 @@ class GameRecord:
         if self.path is not None:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = FULL")
+            db.execute("PRAGMA wal_autocheckpoint = 0")  # see _checkpoint_soon
         if version < SCHEMA_VERSION:
             self._migrate(db)
 
@@ -914,8 +931,28 @@ class GameRecord:
         """Close the file (it opens again if needed); anything unsaved stays pending."""
         self._close_db()
 
+    def _checkpoint_soon(self) -> None:
+        """Now and then, copy the write-ahead log into the file, beside play.
+
+        SQLite would do it inside the commit of every ~60th match (some 20 ms on a big
+        record); a thread of its own does it without the GIL instead, so recording a match
+        stays a millisecond or two. The last connection to close checkpoints too.
+        """
+        self._since_checkpoint += 1
+        if self._since_checkpoint < _CHECKPOINT_EVERY or self.path is None:
+            return
+        if self._checkpointer is not None and self._checkpointer.is_alive():
+            return
+        self._since_checkpoint = 0
+        self._checkpointer = threading.Thread(
+            target=_checkpoint, args=(self.path,), name="record-checkpoint", daemon=True
+        )
+        self._checkpointer.start()
+
     def _close_db(self) -> None:
         self._stop_check()
+        if self._checkpointer is not None:
+            self._checkpointer.join(5)
         self._opened += 1
         self._damage = None
         if self._db is not None:

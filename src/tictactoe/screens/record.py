@@ -39,8 +39,8 @@ __all__ = ["PagedTable", "RecordScreen", "player_label"]
 Row = tuple[str, Sequence[Text]]
 """A table row: its key and its cells."""
 
-PAGE: Final = 100
-"""Rows fetched at a time."""
+PAGE: Final = 50
+"""Rows fetched at a time: two screenfuls, so scrolling always finds the next rows ready."""
 
 _COLUMNS: Final = (
     (PlayerSort.NAME, "Player"),
