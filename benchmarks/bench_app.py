@@ -327,8 +327,8 @@ _OWN_MODULES = [
     "tictactoe.screens.game",
     "tictactoe.screens.help",
     "tictactoe.screens.new_game",
-    "tictactoe.screens.stats",
-    "tictactoe.stats",
+    "tictactoe.screens.record",
+    "tictactoe.record",
     "tictactoe.settings",
     "tictactoe.app",
 ]

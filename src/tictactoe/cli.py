@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -175,10 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if series is not None and not is_served():  # served: stdout is the server's pipe
         _print_score(final_score(series))
     if app.unsaved_matches:
-        try:
+        with suppress(OSError):  # the terminal has gone: nobody is left to tell
             print(unsaved_note(app.unsaved_matches, app.record.path), file=sys.stderr)
-        except OSError:  # the terminal has gone: nobody is left to tell
-            pass
     return app.return_code or 0
 
 

@@ -420,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tictactoe serve",
         description="Serve the game to web browsers: each tab plays its own series.",
-        epilog="Any other option (--delay, --keys, --first, --stats-file, --no-save, ...) is given"
+        epilog="Any other option (--delay, --keys, --first, --record, --no-save, ...) is given"
         " to every tab's game; see tictactoe --help. All tabs keep their finished matches in the"
         " same place.",
         allow_abbrev=False,

@@ -118,9 +118,9 @@ async def test_keys_while_the_terminal_is_too_small_change_nothing(start: Start)
 async def test_a_person_called_computer_hard_plays_the_hard_computer_to_the_end(
     start: Start, tmp_path: Path
 ) -> None:
-    record = tmp_path / "stats.json"
+    record = tmp_path / "record.sqlite3"
     async with start(
-        player1="Computer (hard)", level=Level.HARD, save=True, stats_file=record
+        player1="Computer (hard)", level=Level.HARD, save=True, record_file=record
     ) as ui:
         await ui.burst("x")
         while ui.series.played == 0:

@@ -9,7 +9,6 @@ page draws on a canvas from xterm.js's own buffer, through a script added before
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -23,6 +22,8 @@ from typing import Any, Final
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
+
+from tictactoe.record import GameRecord, display_name
 
 REQUIRE_BROWSER: Final = "TICTACTOE_REQUIRE_BROWSER"
 """When "1", a missing Chromium fails the browser tests instead of skipping them."""
@@ -84,16 +85,19 @@ def recorded_results(path: Path) -> dict[str, tuple[int, int, int]]:
     """
     if not path.exists():
         return {}
-    players = json.loads(path.read_text(encoding="utf-8"))["players"]
-    return {
-        name: (counts["wins"], counts["losses"], counts["draws"])
-        for name, counts in players.items()
-    }
+    record = GameRecord(path)
+    try:
+        return {
+            display_name(row.player): (row.wins, row.losses, row.draws)
+            for row in record.players(limit=1000)
+        }
+    finally:
+        record.close()
 
 
 def record_options(path: Path) -> list[str]:
     """The game options that keep the record at `path`."""
-    return ["--stats-file", str(path)]
+    return ["--record", str(path)]
 
 
 def children(pid: int) -> set[int]:
@@ -132,7 +136,7 @@ class Served:
     """`tictactoe serve` running as a process, with its own game record."""
 
     def __init__(self, tmp_path: Path, *game_args: str) -> None:
-        self.record = tmp_path / "record.json"
+        self.record = tmp_path / "record.sqlite3"
         self.log = tmp_path / "server.log"
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(

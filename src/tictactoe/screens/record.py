@@ -157,7 +157,7 @@ class RecordScreen(InfoScreen):
         """Tabs whose tables are made (the others are made when first shown)."""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="record"):
+        with Vertical(id="record", classes="dialog"):
             yield Static("Game record", id="record-title")
             with TabbedContent(initial="players"):
                 with TabPane("Players", id="players"):
