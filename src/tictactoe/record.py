@@ -38,7 +38,7 @@ import platformdirs
 
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, IllegalMove, Mark
-from tictactoe.names import clean_name
+from tictactoe.names import clean_name, name_key
 from tictactoe.safe_files import move_aside, reason
 from tictactoe.series import COMPUTER_NAME, FinishedMatch, Player
 from tictactoe.stats_import import LegacyStats, read_legacy_stats
@@ -201,10 +201,20 @@ def path_problem(path: Path) -> str | None:
 
 
 def display_name(player: Player) -> str:
-    """How the record names a player: a person by name, the computer with its level."""
-    if player.level is None:
-        return player.name
-    return f"{COMPUTER_NAME} ({player.level.value})"
+    """How the record names a player: the computer with its level, a person by name,
+    marked "(person)" when that name would pass for the computer's."""
+    if player.level is not None:
+        return f"{COMPUTER_NAME} ({player.level.value})"
+    if name_key(player.name) in _LOOKALIKES:
+        return f"{player.name} (person)"
+    return player.name
+
+
+_LOOKALIKES: Final = frozenset(
+    name_key(name)
+    for name in (COMPUTER_NAME, *(f"{COMPUTER_NAME} ({level.value})" for level in Level))
+)
+"""Names a person might have that would pass for the computer's."""
 
 
 def _now() -> datetime:

@@ -315,6 +315,7 @@ def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
         return ended
 
     monkeypatch.setattr(TicTacToeApp, "run", run)
+    monkeypatch.setattr(cli, "terminal_problem", lambda: None)  # pytest's stdin may be no terminal
     assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r")]) == 0
     printed = capsys.readouterr()
     assert printed.out == cli.final_score(ended) + "\n"

@@ -19,9 +19,7 @@ from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
-from tictactoe.ai import Level
 from tictactoe.engine import Mark
-from tictactoe.names import name_key
 from tictactoe.record import (
     GameRecord,
     MatchRecord,
@@ -31,7 +29,7 @@ from tictactoe.record import (
 )
 from tictactoe.screens.info import InfoScreen
 from tictactoe.screens.replay import ReplayPane, local_time
-from tictactoe.series import COMPUTER_NAME, Player
+from tictactoe.series import Player
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["PagedTable", "RecordScreen", "player_label"]
@@ -52,21 +50,12 @@ _COLUMNS: Final = (
 )
 """The Players table's columns, in order; key `1`–`6` sorts by each."""
 
-_LOOKALIKES: Final = frozenset(
-    name_key(name)
-    for name in (COMPUTER_NAME, *(display_name(Player.computer(level)) for level in Level))
-)
-"""Names a person might have that would pass for the computer's."""
-
 
 def player_label(player: Player) -> Text:
-    """A player's name for a table: the computer in italics with its level, and a person
-    whose name would pass for the computer's marked "(person)"."""
+    """A player's name for a table (see `display_name`): the computer in italics."""
     label = Text(display_name(player), no_wrap=True, overflow="ellipsis")
     if player.is_computer:
         label.stylize("italic")
-    elif name_key(player.name) in _LOOKALIKES:
-        label.append(" (person)", style="dim")
     return label
 
 
