@@ -938,8 +938,12 @@ class GameRecord:
         )
 
     def close(self) -> None:
-        """Close the file (it opens again if needed); anything unsaved stays pending."""
-        self._close_db()
+        """Close the file (it opens again if needed); anything unsaved stays pending.
+
+        A record kept in memory (`--no-save`) stays open: closing it would forget it.
+        """
+        if self.path is not None:
+            self._close_db()
 
     def _checkpoint_soon(self) -> None:
         """Now and then, copy the write-ahead log into the file, beside play.
