@@ -558,28 +558,16 @@ class _Run:
             self.check(app)
 
     def burst(self, picked: list[Input]) -> list[Input]:
-        """The inputs of a burst, less those the app cannot take together yet.
+        """The inputs of a burst, less those that would drive the palette.
 
         No ctrl+p, nor a click that opens the palette (its footer key, the header's
         icon): the palette would take the keys after it as a command to run, saving
-        a screenshot perhaps. And no s followed by a quit (q, ctrl+q, or a click,
-        which may hit Quit): the app has a bug there. The statistics screen mounts
-        while the app exits, its `on_mount` finds no DataTable (NoMatches), and the
-        app ends with "stopped after an unexpected error" and exit status 1.
+        a screenshot perhaps.
         """
         kept: list[Input] = []
-        for index, item in enumerate(picked):
-            later = picked[index + 1 :]
-            quit_follows = any(
-                isinstance(after, Click) or (isinstance(after, Key) and after.key in QUITS)
-                for after in later
-            )
+        for item in picked:
             key = item.key if isinstance(item, Key) else None
-            left_out = (
-                (isinstance(item, Click) and item.palette)
-                or key == "ctrl+p"
-                or (key == "s" and quit_follows)
-            )
+            left_out = (isinstance(item, Click) and item.palette) or key == "ctrl+p"
             if not left_out:
                 kept.append(item)
         return kept

@@ -47,6 +47,16 @@ async def test_the_winning_move_and_quit_in_one_burst_keep_the_win(start: Start)
     ]
 
 
+async def test_the_record_and_a_quit_in_one_burst(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.burst("x", "5", "s", "q")
+        assert not ui.app.is_running
+    assert ui.app.return_code == 0
+    result = ui.app.return_value
+    assert isinstance(result, Series) and result.match is not None
+    assert result.match.moves == (4,)
+
+
 async def test_hundreds_of_moves_hints_and_undos_against_the_thinking_computer(
     start: Start,
 ) -> None:

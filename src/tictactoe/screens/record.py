@@ -167,6 +167,8 @@ class RecordScreen(InfoScreen):
         return self.query_one(TabbedContent)
 
     def on_mount(self) -> None:
+        if not self.query("#players-table"):
+            return  # the session ended (a quit typed right after s) before the screen was made
         self._load_players()
         self.query_one("#record-where", Static).update(self.record.where())
         self.query_one("#players-table").focus()
