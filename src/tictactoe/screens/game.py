@@ -130,6 +130,8 @@ class GameScreen(Screen[None]):
         yield TooSmall()
 
     def on_mount(self) -> None:
+        if not self.query(Board):
+            return  # the session ended (a signal during start-up) before the screen was made
         self.board.key_layout = self.key_layout
         self.watch_series(self.series, self.series)
         self.board.focus()
@@ -152,10 +154,10 @@ class GameScreen(Screen[None]):
 
     def on_screen_suspend(self) -> None:
         """A dialog or the help is on top: keys no longer reach the board, and it shows."""
-        self.board.add_class("-inactive")
+        self.query(Board).add_class("-inactive")
 
     def on_screen_resume(self) -> None:
-        self.board.remove_class("-inactive")
+        self.query(Board).remove_class("-inactive")
         self._take_focus()
 
     def _take_focus(self) -> None:
