@@ -12,9 +12,7 @@ each cell paints the shape of the core's mark or its own digit, the winning line
 only it has a double border, the status line names the player it should, the cards
 and the tally carry the core's score, the move history lists the match's moves and
 each line names its player, mark and cell. A mark dialog is open exactly while a
-person is to choose; the players' lifetime records match the series. One
-combination the app mishandles today is left out of bursts (`_Run.burst` names the
-bug).
+person is to choose; the players' lifetime records match the series.
 
 Against the computer, each app draws its thinking time: none, or a real pause of
 0.05-0.2 s. The harness never waits for the computer by default: after a step it
@@ -154,7 +152,6 @@ _CHARS: Final[dict[str, str]] = {
     "question_mark": "?",
 }
 
-QUITS: Final = ("q", "ctrl+q")
 BURST_CHANCE: Final = 0.35
 MAX_BURST: Final = 8
 DRAG_CHANCE: Final = 0.05
