@@ -300,6 +300,8 @@ class GameScreen(Screen[None]):
     def _mark_chosen(self, mark: Mark | None) -> None:
         """The dialog's answer, delivered through the same queue as every key."""
         self._asking = False
+        if self._leaving:
+            return  # an answer typed after quitting changes nothing
         if mark is None:
             self._quit()
             return
