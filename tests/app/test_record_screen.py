@@ -15,7 +15,7 @@ from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
 from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.screens.game import GameScreen
-from tictactoe.screens.record import PAGE, RecordScreen
+from tictactoe.screens.record import PAGE, RecordScreen, player_label
 from tictactoe.screens.replay import ReplayPane
 from tictactoe.series import Player
 
@@ -309,3 +309,15 @@ async def test_start_up_does_not_open_the_record(
         assert opened == []
         await ui.press("s")
         assert opened and opened[0] == config["record_file"]
+
+
+def test_a_person_named_like_the_computer_is_marked_dimly_and_the_computer_in_italics() -> None:
+    person = player_label(Player("Computer (hard)"))
+    assert person.plain == "Computer (hard) (person)"
+    assert [(span.start, span.end, str(span.style)) for span in person.spans] == [
+        (len("Computer (hard)"), len(person.plain), "dim")
+    ]
+    computer = player_label(HARD)
+    assert computer.plain == "Computer (hard)"
+    assert [str(span.style) for span in computer.spans] == ["italic"]
+    assert player_label(ADA).spans == []

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from tictactoe.engine import CELL_NAMES, Mark
 from tictactoe.keys import KeyLayout
@@ -29,6 +29,7 @@ from tictactoe.names import short
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.series import CellTaken, Series, SeriesError
 from tictactoe.widgets.board import Board
+from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.history import MoveHistory
 from tictactoe.widgets.scoreboard import Scoreboard
 from tictactoe.widgets.status import StatusLine

@@ -18,12 +18,13 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
+from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["NewGameScreen"]

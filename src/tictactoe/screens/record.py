@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from tictactoe.engine import Mark
 from tictactoe.record import (
@@ -29,7 +29,9 @@ from tictactoe.record import (
 )
 from tictactoe.screens.info import InfoScreen
 from tictactoe.screens.replay import ReplayPane, local_time
+from tictactoe.screens.sizing import size_classes
 from tictactoe.series import Player
+from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["PagedTable", "RecordScreen", "player_label"]
@@ -52,10 +54,14 @@ _COLUMNS: Final = (
 
 
 def player_label(player: Player) -> Text:
-    """A player's name for a table (see `display_name`): the computer in italics."""
-    label = Text(display_name(player), no_wrap=True, overflow="ellipsis")
+    """A player's name for a table (see `display_name`): the computer in italics, and a
+    person's "(person)" mark dimmed."""
+    name = display_name(player)
+    label = Text(name, no_wrap=True, overflow="ellipsis")
     if player.is_computer:
         label.stylize("italic")
+    elif name != player.name:
+        label.stylize("dim", len(player.name))
     return label
 
 
@@ -111,6 +117,8 @@ class RecordScreen(InfoScreen):
     """
 
     WHAT = "the record"
+    AUTO_FOCUS = "#players-table"
+    """Focused as the screen is made, so the table is drawn once, focused, not twice."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
         Binding("q,s", "close", "Close", show=False),
@@ -131,7 +139,7 @@ class RecordScreen(InfoScreen):
         *,
         warn: Callable[[Iterable[str]], None] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(classes=size_classes(self.app))
         self.record = record
         """Where the rows come from."""
         self.players = players
@@ -171,7 +179,6 @@ class RecordScreen(InfoScreen):
             return  # the session ended (a quit typed right after s) before the screen was made
         self._load_players()
         self.query_one("#record-where", Static).update(self.record.where())
-        self.query_one("#players-table").focus()
         self._tell()
 
     async def _fill(self, tab: str) -> None:
@@ -335,13 +342,13 @@ class RecordScreen(InfoScreen):
 
     def _focus_tab(self, tab: str) -> None:
         target = {
-            "players": "#players-table",
-            "head-to-head": "#h2h-table",
-            "recent": "#recent-table",
-            "replay": "#replay",
+            "players": "players-table",
+            "head-to-head": "h2h-table",
+            "recent": "recent-table",
+            "replay": "replay",
         }.get(tab)
-        if target is not None:
-            self.query_one(target).focus()
+        if target is not None and (self.focused is None or self.focused.id != target):
+            self.query_one(f"#{target}").focus()
 
     @on(ReplayPane.Left)
     async def _back_from_replay(self) -> None:
