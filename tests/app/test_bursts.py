@@ -49,7 +49,7 @@ async def test_the_winning_move_and_quit_in_one_burst_keep_the_win(start: Start)
 
 async def test_the_record_and_a_quit_in_one_burst(start: Start) -> None:
     async with start(**HOT_SEAT) as ui:
-        await ui.burst("x", "5", "s", "q")
+        await ui.burst("x", "5", "s", "ctrl+q")
         assert not ui.app.is_running
     assert ui.app.return_code == 0
     result = ui.app.return_value

@@ -27,6 +27,8 @@ SPOKEN = {
     "right": "arrows",
     "home": "`Home`",
     "end": "`End`",
+    "pageup": "`PageUp`",
+    "pagedown": "`PageDown`",
 }
 
 

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, OptionList, TabbedContent
 from app.conftest import HOT_SEAT, Driver, Start, painted
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
-from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.record import GameRecord, MatchRecord, PlayerSort
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.record import PAGE, RecordScreen, player_label
 from tictactoe.screens.replay import ReplayPane
@@ -321,3 +321,43 @@ def test_a_person_named_like_the_computer_is_marked_dimly_and_the_computer_in_it
     assert computer.plain == "Computer (hard)"
     assert [str(span.style) for span in computer.spans] == ["italic"]
     assert player_label(ADA).spans == []
+
+
+# Keys typed together (type-ahead) are read in arrival order, here as in the game.
+
+
+async def test_escape_escape_from_a_replay_goes_back_and_then_closes(
+    start: Start, tmp_path: Path
+) -> None:
+    async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
+        await ui.burst("x", "s", "m", "enter")
+        assert screen(ui).tabs.active == "replay"
+        await ui.burst("escape", "escape", "5")
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.cell(4).mark is Mark.X, "the key after the closing one is the game's"
+
+
+async def test_a_replay_opened_and_stepped_in_one_burst(start: Start, tmp_path: Path) -> None:
+    async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
+        await ui.burst("x", "s", "m", "enter", "home", "right", "right")
+        assert screen(ui).tabs.active == "replay"
+        assert replay(ui).step == 2
+        assert marked_line(ui) == "▶ 2. Bob O top-left"
+
+
+async def test_keys_typed_right_after_s_are_the_records(start: Start, tmp_path: Path) -> None:
+    async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
+        await ui.burst("x", "s", "5", "1")
+        assert ui.marks() == (None,) * 9, "no move was made under the record"
+        assert screen(ui).sort is PlayerSort.NAME  # 5 sorted by draws, then 1 by name
+        await ui.burst("q", "5")
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.cell(4).mark is Mark.X
+
+
+async def test_keys_typed_right_after_the_help_key_are_the_helps(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.burst("x", "question_mark", "escape", "5")
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.cell(4).mark is Mark.X
+        assert ui.series.match is not None and ui.series.match.moves == (4,)

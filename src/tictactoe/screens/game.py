@@ -14,6 +14,7 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -105,6 +106,9 @@ class GameScreen(Screen[None]):
         """True while the mark dialog is open."""
         self._leaving = False
         """True once the session is ending: input still queued is dropped."""
+        self._handing_over = False
+        """True from `s` or `?` until the game is on top again: later keys are the record's
+        or the help's, passed on to it in turn."""
 
     @property
     def board(self) -> Board:
@@ -158,6 +162,7 @@ class GameScreen(Screen[None]):
         self.query(Board).add_class("-inactive")
 
     def on_screen_resume(self) -> None:
+        self._handing_over = False
         self.query(Board).remove_class("-inactive")
         self._take_focus()
 
@@ -191,8 +196,26 @@ class GameScreen(Screen[None]):
         self.call_next(in_turn)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Below the minimum size only the "enlarge" line shows: the game's keys do nothing."""
-        return not self._too_small
+        """Below the minimum size only the "enlarge" line shows: the game's keys do nothing.
+        After `s` or `?` they are not the game's either (see `on_key`)."""
+        return not self._too_small and not self._handing_over
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed after `s` or `?`, before the record or the help is up: it is theirs.
+
+        It is passed on in turn, once the screen it is meant for is on top, so "s 5" opens
+        the record and sorts it, and "s q 5" opens it, closes it and plays 5.
+        """
+        if self._handing_over:
+            event.stop()
+            event.prevent_default()
+            key, character = event.key, event.character
+            self.submit(lambda: self._pass_on(key, character))
+
+    def _pass_on(self, key: str, character: str | None) -> None:
+        if self.app.screen is self:
+            self._handing_over = False  # the other screen never came, or has gone
+        self.app.post_message(events.Key(key, character))
 
     def action_play_key(self, key: str) -> None:
         """A digit: the cell it names is read in turn, in the layout in force by then."""
@@ -231,9 +254,11 @@ class GameScreen(Screen[None]):
         self.app.exit(self.series)
 
     def action_show_record(self) -> None:
+        self._handing_over = True
         self.submit(lambda: self.app.run_action("app.show_record"))
 
     def action_help(self) -> None:
+        self._handing_over = True
         self.submit(lambda: self.app.run_action("app.help"))
 
     # Intents run: ask the core, set the new state, schedule the computer.

@@ -19,11 +19,12 @@ HELP_TEXT: Final = Path(__file__).with_name("help.md")
 
 
 class HelpScreen(InfoScreen):
-    """Lists every key of the game; any of Escape, q, ? or F1 closes it."""
+    """Lists every key of the game; any of Escape, q, ? or F1 closes it, as the key is read
+    (a priority binding), so the keys typed after it are the game's."""
 
     WHAT = "the help"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "close", "Close"),
+        Binding("escape,q,question_mark,f1", "close", "Close", priority=True),
     ]
 
     def compose(self) -> ComposeResult:

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Final
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane, Tabs
 
 from tictactoe.engine import Mark
 from tictactoe.record import (
@@ -110,25 +110,67 @@ class PagedTable(DataTable[Text]):
             self.fetch_more()
 
 
+_TABLE_KEYS: Final = {
+    "up": "cursor_up",
+    "down": "cursor_down",
+    "pageup": "page_up",
+    "pagedown": "page_down",
+    "home": "scroll_home",
+    "end": "scroll_end",
+}
+"""The keys that move through a table, and the table's action for each."""
+
+_REPLAY_KEYS: Final = {"left": "step(-1)", "right": "step(1)", "home": "first", "end": "last"}
+"""The keys that step through a replay, and the replay's action for each."""
+
+_TAB_KEYS: Final = {
+    "p": ("players", "Players"),
+    "h": ("head-to-head", "Head to head"),
+    "m": ("recent", "Recent"),
+    "r": ("replay", "Replay"),
+}
+"""The key that shows each tab, and its name in the footer."""
+
+_TAB_TARGETS: Final = {
+    "players": "players-table",
+    "head-to-head": "h2h-table",
+    "recent": "recent-table",
+    "replay": "replay",
+}
+"""What takes the keys on each tab."""
+
+
 class RecordScreen(InfoScreen):
     """The game record in four tabs; Escape, q or s closes it (Escape leaves a replay first).
 
-    The replay's keys (←/→, Home/End, Escape) are the Replay tab's own bindings.
+    Like the game's, its keys are taken in arrival order: each is queued and acted on
+    when its turn comes, against the tab the keys before it have left on show. So
+    Escape, Escape from a replay goes back to the list and then closes, and Enter, →
+    typed together opens a replay and steps it.
     """
 
     WHAT = "the record"
     AUTO_FOCUS = "#players-table"
     """Focused as the screen is made, so the table is drawn once, focused, not twice."""
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("q,s", "close", "Close", show=False),
-        Binding("p", "show_tab('players')", "Players"),
-        Binding("h", "show_tab('head-to-head')", "Head to head"),
-        Binding("m", "show_tab('recent')", "Recent"),
-        Binding("r", "show_tab('replay')", "Replay"),
+        # Shown while a replay is on; otherwise they give way to the ones below.
+        Binding("left", "replay_key('left')", "Back", key_display="←", priority=True),
+        Binding("right", "replay_key('right')", "Next", key_display="→", priority=True),
+        Binding("escape", "replay_key('escape')", "List", priority=True),
+        Binding("escape", "key('escape')", "Close", priority=True),
+        Binding("q", "key('q')", "Close", show=False, priority=True),
+        Binding("s", "key('s')", "Close", show=False, priority=True),
         *(
-            Binding(str(number), f"sort('{sort}')", show=False)
-            for number, (sort, _) in enumerate(_COLUMNS, start=1)
+            Binding(key, f"key('{key}')", label, priority=True)
+            for key, (_, label) in _TAB_KEYS.items()
+        ),
+        *(
+            Binding(str(number), f"key('{number}')", show=False, priority=True)
+            for number in range(1, 7)
+        ),
+        *(
+            Binding(key, f"key('{key}')", show=False, priority=True)
+            for key in (*_TABLE_KEYS, "left", "right", "enter")
         ),
     ]
 
@@ -150,6 +192,10 @@ class RecordScreen(InfoScreen):
         self.descending = True
         self._replay_from = "recent"
         """The tab Escape returns to from a replay."""
+        self._leaving = False
+        """True once closing: keys still queued are dropped."""
+        self._footer_tab = "players"
+        """The tab whose keys the footer shows."""
         self._filled = {"players", "replay"}
         """Tabs whose tables are made (the others are made when first shown)."""
 
@@ -240,19 +286,19 @@ class RecordScreen(InfoScreen):
         if not table.row_count:
             table.add_row(Text("No matches recorded yet", style="dim"), *[Text("")] * 5)
 
-    def action_sort(self, column: str) -> None:
-        sort = PlayerSort(column)
+    def _sort(self, sort: PlayerSort) -> None:
         if sort is self.sort:
             self.descending = not self.descending
         else:
             self.sort, self.descending = sort, sort is not PlayerSort.NAME
         self._load_players()
         self.tabs.active = "players"
-        self.query_one("#players-table").focus()
+        self._focus_tab("players")
 
     @on(DataTable.HeaderSelected, "#players-table")
     def _sort_by_heading(self, event: DataTable.HeaderSelected) -> None:
-        self.action_sort(str(event.column_key.value))
+        sort = PlayerSort(str(event.column_key.value))
+        self.call_next(lambda: None if self._leaving else self._sort(sort))
 
     # Head to head, and the lists of matches.
 
@@ -315,41 +361,97 @@ class RecordScreen(InfoScreen):
         ]
 
     @on(DataTable.RowSelected, "#recent-table, #h2h-table")
-    async def _replay(self, event: DataTable.RowSelected) -> None:
-        key = event.row_key.value or ""
+    def _replay_clicked(self, event: DataTable.RowSelected) -> None:
+        """A click on the chosen row (Enter is the screen's own key, below)."""
+        table, key = event.data_table, event.row_key.value or ""
+        self.call_next(lambda: None if self._leaving else self._replay(table, key))
+
+    async def _replay(self, table: DataTable[Text], key: str) -> None:
         if not key.startswith("match-"):
             return
         match = self.record.match(int(key.removeprefix("match-")))
         self._tell()
         if match is None:
             return
-        self._replay_from = "head-to-head" if event.data_table.id == "h2h-table" else "recent"
+        self._replay_from = "head-to-head" if table.id == "h2h-table" else "recent"
         await self.query_one(ReplayPane).show(match)
-        await self.action_show_tab("replay")
+        await self._show_tab("replay")
 
-    # Tabs and closing.
+    # Keys, in arrival order.
 
-    async def action_show_tab(self, tab: str) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The replay's keys show while a replay is on; the tabs' names keep their arrows."""
+        if action == "replay_key":
+            return self._footer_tab == "replay" and not isinstance(self.focused, Tabs)
+        if action == "key" and parameters and parameters[0] in ("left", "right", "enter"):
+            return not isinstance(self.focused, Tabs)
+        return True
+
+    def action_key(self, key: str, character: str | None = None) -> None:
+        """Queue `key` behind every key before it; it is read when its turn comes."""
+        self.call_next(self._take, key, character)
+
+    action_replay_key = action_key
+
+    async def _take(self, key: str, character: str | None) -> None:
+        if self._leaving:
+            # Typed after the key that closes the record: it is the game's.
+            self.app.post_message(events.Key(key, character))
+            return
+        tab = self.tabs.active
+        if key in ("escape", "q", "s"):
+            if key == "escape" and tab == "replay":
+                await self._show_tab(self._replay_from)
+            else:
+                self._leaving = True
+                self.dismiss(None)
+        elif key in _TAB_KEYS:
+            await self._show_tab(_TAB_KEYS[key][0])
+        elif key.isdigit():
+            self._sort(_COLUMNS[int(key) - 1][0])
+        elif tab == "replay":
+            if key in _REPLAY_KEYS:
+                await self.query_one(ReplayPane).run_action(_REPLAY_KEYS[key])
+        else:
+            await self._in_table(tab, key)
+
+    async def _in_table(self, tab: str, key: str) -> None:
+        table = next(self.query(f"#{_TAB_TARGETS[tab]}").results(PagedTable), None)
+        if table is None:
+            return
+        if key == "enter":
+            if table.id != "players-table" and table.row_count:
+                row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+                await self._replay(table, row.value or "")
+        elif key in _TABLE_KEYS:
+            await table.run_action(_TABLE_KEYS[key])
+
+    def action_close(self) -> None:
+        self.action_key("q")
+
+    async def _show_tab(self, tab: str) -> None:
         await self._fill(tab)
         self.tabs.active = tab
         self._focus_tab(tab)
 
     @on(TabbedContent.TabActivated)
-    async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id:
-            await self._fill(event.pane.id)
-            self._focus_tab(event.pane.id)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """A tab shown by a click on its name, or by the tabs' own keys."""
+        tab = event.pane.id
+        if tab:
+            self.call_next(self._tab_shown, tab)
+
+    async def _tab_shown(self, tab: str) -> None:
+        # The message comes after the change, and after any keys queued meanwhile: a tab
+        # that is no longer the one on show was left by a later key, and stays left.
+        if not self._leaving and self.tabs.active == tab:
+            await self._show_tab(tab)
 
     def _focus_tab(self, tab: str) -> None:
-        target = {
-            "players": "players-table",
-            "head-to-head": "h2h-table",
-            "recent": "recent-table",
-            "replay": "replay",
-        }.get(tab)
+        """Give the tab's table (or the replay) the keys now, not after the next frame."""
+        target = _TAB_TARGETS.get(tab)
+        if self._footer_tab != tab:
+            self._footer_tab = tab
+            self.refresh_bindings()
         if target is not None and (self.focused is None or self.focused.id != target):
-            self.query_one(f"#{target}").focus()
-
-    @on(ReplayPane.Left)
-    async def _back_from_replay(self) -> None:
-        await self.action_show_tab(self._replay_from)
+            self.set_focus(self.query_one(f"#{target}"))

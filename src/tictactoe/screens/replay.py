@@ -1,22 +1,20 @@
 """The Replay tab of the record screen: a recorded match on a board, move by move.
 
-← and → step through the moves, Home and End jump to the ends, and the move list
-marks where you are (▶, and highlighted; clicking a line jumps to it). Escape goes
-back to the list the match was chosen from. The board is the game's own `Board`,
-shown a position at a time; it takes no input here.
+Its actions step through the moves (`step`, `first`, `last`: the record screen runs
+them for ←/→ and Home/End, in turn with its other keys), and the move list marks
+where you are (▶, and highlighted; clicking a line jumps to it). The board is the
+game's own `Board`, shown a position at a time; it takes no input here.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, Final
+from typing import Final
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.reactive import var
 from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
@@ -50,17 +48,6 @@ def move_lines(match: MatchRecord) -> list[str]:
 
 class ReplayPane(TabPane, can_focus=True):
     """Shows `match` one position at a time; `step` is how many moves have been played."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "step(-1)", "Back", key_display="←"),
-        Binding("right", "step(1)", "Next", key_display="→"),
-        Binding("home", "first", "Start", show=False),
-        Binding("end", "last", "End", show=False),
-        Binding("escape", "leave", "List"),
-    ]
-
-    class Left(Message):
-        """Escape: the player is done with this replay."""
 
     match: var[MatchRecord | None] = var(None, init=False, always_update=True)
     """The recorded match on show, or None before one is chosen."""
@@ -161,9 +148,6 @@ class ReplayPane(TabPane, can_focus=True):
     def _step_to(self, step: int) -> None:
         if self._positions:
             self.step = max(0, min(len(self._positions) - 1, step))
-
-    def action_leave(self) -> None:
-        self.post_message(self.Left())
 
     @on(OptionList.OptionHighlighted, "#replay-moves")
     def _jump(self, event: OptionList.OptionHighlighted) -> None:
