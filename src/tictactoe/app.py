@@ -13,6 +13,7 @@ from platformdirs import user_log_path
 from rich.console import Console, RenderableType
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.widget import Widget
@@ -168,6 +169,17 @@ class TicTacToeApp(App[Series | None]):
         self.record.save_pending()
         self.record.close()
         super().exit(result, return_code, message)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A widget that looks for its parts while a signal is tearing the screens down
+        (Textual's `Header` among them) finds them gone: that ends nothing that was not
+        ending already, and the signal's status stands. Anything else is a real error.
+
+        (The one override of Textual's private error path besides the printing below.)
+        """
+        if isinstance(error, NoMatches) and self._leaving and (self.return_code or 0) >= 128:
+            return
+        super()._handle_exception(error)
 
     @property
     def unsaved_matches(self) -> int:

@@ -28,6 +28,7 @@ from tictactoe.engine import CELL_NAMES, Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.names import short
 from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import CellTaken, Series, SeriesError
 from tictactoe.widgets.board import Board
 from tictactoe.widgets.footer import Footer
@@ -94,7 +95,7 @@ class GameScreen(Screen[None]):
         computer_delay: float = 0.4,
         rng: random.Random | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(classes=size_classes(self.app))
         self.set_reactive(GameScreen.series, series)
         self.set_reactive(GameScreen.key_layout, layout)
         self.computer_delay = computer_delay
@@ -135,15 +136,16 @@ class GameScreen(Screen[None]):
         yield TooSmall()
 
     def on_mount(self) -> None:
-        if not self.query(Board):
+        if self.app.return_code is not None or not self.query(Board):
             return  # the session ended (a signal during start-up) before the screen was made
         self.board.key_layout = self.key_layout
         self.watch_series(self.series, self.series)
         self.board.focus()
         self.submit(self._next_step)  # behind any key that arrived before the screen was up
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         """Back above the minimum size, the board takes the keys again."""
+        skip_echoed_resize(self, event)
         self._take_focus()
 
     # State flows down.
@@ -172,8 +174,11 @@ class GameScreen(Screen[None]):
             self.call_after_refresh(self._focus_board)
 
     def _focus_board(self) -> None:
-        if self.focused is None and not self._too_small and self.is_current:
-            self.board.focus()
+        if self.app.return_code is not None:
+            return  # the session has ended (a signal at start-up): the board is going
+        boards = self.query(Board)
+        if boards and self.focused is None and not self._too_small and self.is_current:
+            boards.first().focus()
 
     @property
     def _too_small(self) -> bool:

@@ -8,6 +8,8 @@ from textual import events
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
+
 __all__ = ["InfoScreen"]
 
 _PASSING_KEYS: Final = frozenset(
@@ -22,6 +24,12 @@ class InfoScreen(ModalScreen[None]):
 
     WHAT: ClassVar[str] = "this screen"
     """What the reminder calls the screen ("the help")."""
+
+    def __init__(self) -> None:
+        super().__init__(classes=size_classes(self.app))
+
+    def on_resize(self, event: events.Resize) -> None:
+        skip_echoed_resize(self, event)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -14,6 +14,7 @@ from textual.widgets import Button, Label, Static
 
 from tictactoe.engine import Mark
 from tictactoe.names import short
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["MarkChoiceScreen"]
@@ -44,9 +45,12 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
     ]
 
     def __init__(self, name: str) -> None:
-        super().__init__()
+        super().__init__(classes=size_classes(self.app))
         self.chooser = name
         """The name of the player who chooses."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        skip_echoed_resize(self, event)
 
     def compose(self) -> ComposeResult:
         ask = ", choose your mark"

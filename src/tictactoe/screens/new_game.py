@@ -23,6 +23,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.too_small import TooSmall
@@ -94,9 +95,12 @@ class NewGameScreen(Screen[Series]):
     ]
 
     def __init__(self, config: GameConfig | None = None) -> None:
-        super().__init__()
+        super().__init__(classes=size_classes(self.app))
         self.config = config or GameConfig()
         """What the command line already said: the fields start from it."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        skip_echoed_resize(self, event)
 
     @property
     def first_move(self) -> FirstMove:

@@ -29,7 +29,6 @@ from tictactoe.record import (
 )
 from tictactoe.screens.info import InfoScreen
 from tictactoe.screens.replay import ReplayPane, local_time
-from tictactoe.screens.sizing import size_classes
 from tictactoe.series import Player
 from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.too_small import TooSmall
@@ -181,7 +180,7 @@ class RecordScreen(InfoScreen):
         *,
         warn: Callable[[Iterable[str]], None] | None = None,
     ) -> None:
-        super().__init__(classes=size_classes(self.app))
+        super().__init__()
         self.record = record
         """Where the rows come from."""
         self.players = players

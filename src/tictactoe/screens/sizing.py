@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.app import App
+from textual.screen import Screen
 
-__all__ = ["size_classes"]
+__all__ = ["size_classes", "skip_echoed_resize"]
 
 
 def size_classes(app: App[Any]) -> str:
@@ -28,3 +30,18 @@ def size_classes(app: App[Any]) -> str:
                 found.append(name)
                 break
     return " ".join(found)
+
+
+def skip_echoed_resize(screen: Screen[Any], event: events.Resize) -> None:
+    """Let Textual skip a Resize that only echoes the screen's own first layout.
+
+    After laying a new screen out, Textual sends the screen a Resize of the size it has
+    just used; its handler then lays the screen out again and every screen below it too,
+    and the first frame is drawn three times over. When the screen already has that size
+    and its size classes, there is nothing to redo. A real resize finds the screen at its
+    old size and is handled as ever. Call it from the screen's `on_resize`, which Textual
+    runs before its own handler.
+    """
+    app = screen.app
+    if event.size == screen.outer_size and screen.classes >= set(size_classes(app).split()):
+        event.prevent_default()
