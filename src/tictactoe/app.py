@@ -6,7 +6,7 @@ import gc
 import random
 import sys
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 from weakref import WeakKeyDictionary
 
 from platformdirs import user_log_path
@@ -20,11 +20,13 @@ from textual.widget import Widget
 
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.screens.game import GameScreen
 from tictactoe.series import Series
 from tictactoe.settings import SettingsStore
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
+
+if TYPE_CHECKING:
+    from tictactoe.record import GameRecord
 
 __all__ = ["CRASH_LOG", "TicTacToeApp"]
 
@@ -58,8 +60,7 @@ class TicTacToeApp(App[Series | None]):
         self.config = config or GameConfig()
         """How this session was set up."""
         self.rng = random.Random(self.config.seed)
-        self.record = GameRecord(self.config.record_path(), legacy=self.config.legacy_path())
-        """Every finished match; the file is opened when first needed, not at start-up."""
+        self._game_record: GameRecord | None = None
         self.settings = SettingsStore(self.config.settings_path())
         """Theme and digit layout, remembered across runs."""
         self._recorded = 0
@@ -70,6 +71,18 @@ class TicTacToeApp(App[Series | None]):
         self._leaving = False
         """Whether the session is ending already: a later signal changes nothing."""
         self._focus_before_resize: WeakKeyDictionary[Screen[object], Widget] = WeakKeyDictionary()
+
+    @property
+    def record(self) -> GameRecord:
+        """Every finished match; made when first needed (a match ends, or `s`), not at
+        start-up: its module brings SQLite, and its file is opened only then."""
+        if self._game_record is None:
+            from tictactoe.record import GameRecord
+
+            self._game_record = GameRecord(
+                self.config.record_path(), legacy=self.config.legacy_path()
+            )
+        return self._game_record
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux and macOS, one that knows when the terminal has gone."""
@@ -166,8 +179,9 @@ class TicTacToeApp(App[Series | None]):
         if isinstance(result, Series):  # (test tools exit with other results)
             self.series = result
             self._record(result)
-        self.record.save_pending()
-        self.record.close()
+        if self._game_record is not None:
+            self._game_record.save_pending()
+            self._game_record.close()
         super().exit(result, return_code, message)
 
     def _handle_exception(self, error: Exception) -> None:
@@ -184,7 +198,7 @@ class TicTacToeApp(App[Series | None]):
     @property
     def unsaved_matches(self) -> int:
         """Finished matches meant for the record file that are not in it (yet)."""
-        return self.record.unsaved
+        return 0 if self._game_record is None else self._game_record.unsaved
 
     def _print_error_renderables(self) -> None:
         """An unexpected error: the details go to a log file, a plain sentence to the terminal.
@@ -230,10 +244,13 @@ class TicTacToeApp(App[Series | None]):
         Called when a match ends and again on the way out, so a match that ended just
         before a quit (both typed in one burst) is never lost.
         """
+        from tictactoe.record import MatchRecord
+
         for finished in series.finished[self._recorded :]:
             self.record.add(MatchRecord.of(series.players, finished))
             self._recorded += 1
-        self._warn(self.record.take_notices())
+        if self._game_record is not None:
+            self._warn(self._game_record.take_notices())
 
     async def action_quit(self) -> None:
         """Leave once every input typed before this has had its turn; the score is printed."""

@@ -17,7 +17,7 @@ from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.names import short
 from tictactoe.process import signals_stop, terminal_problem
-from tictactoe.record import path_problem
+from tictactoe.record_paths import path_problem
 from tictactoe.series import FirstMove, NameClash, Series
 from tictactoe.served import is_served
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tictactoe.ai import Level
 from tictactoe.keys import KeyLayout
-from tictactoe.record import RECORD_NAME, default_legacy_path, default_record_path
+from tictactoe.record_paths import RECORD_NAME, default_legacy_path, default_record_path
 from tictactoe.series import FirstMove, Player, Series
 from tictactoe.settings import default_settings_path
 

@@ -34,11 +34,15 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import quote
 
-import platformdirs
-
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, IllegalMove, Mark
 from tictactoe.names import clean_name, name_key
+from tictactoe.record_paths import (
+    RECORD_NAME,
+    default_legacy_path,
+    default_record_path,
+    path_problem,
+)
 from tictactoe.safe_files import move_aside, reason
 from tictactoe.series import COMPUTER_NAME, FinishedMatch, Player
 from tictactoe.stats_import import LegacyStats, read_legacy_stats
@@ -168,36 +172,6 @@ _MANY: Final = 5_000
 
 _COMPANIONS: Final = ("-wal", "-shm", "-journal")
 """SQLite's own files beside a database, which belong with it."""
-
-
-RECORD_NAME: Final = "record.sqlite3"
-"""The record's file name in the user data directory."""
-
-
-def default_record_path() -> Path:
-    """Where the record lives unless `--record` says otherwise (the user data directory)."""
-    return platformdirs.user_data_path("tictactoe") / RECORD_NAME
-
-
-def default_legacy_path() -> Path:
-    """Where earlier versions kept their statistics, imported once into the record."""
-    return platformdirs.user_data_path("tictactoe") / "stats.json"
-
-
-def path_problem(path: Path) -> str | None:
-    """Why `path` can never hold the record, as a sentence; None when it may.
-
-    Only what is wrong for good (a folder, a path through a file) counts: a folder
-    that is read-only today is a passing problem, handled while playing.
-    """
-    if path.is_dir():
-        return f"{path} is a folder; the record needs the path of a file."
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                return f"{path} cannot be made: {parent} is a file, not a folder."
-            break
-    return None
 
 
 def display_name(player: Player) -> str:

@@ -1,0 +1,44 @@
+"""Where the record lives, and whether a path can hold it.
+
+What start-up needs to know of the record without loading it: `tictactoe.record`
+brings SQLite and hashlib (about 2.3 MiB), and is imported when the record is first
+used, not before the first screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+__all__ = ["RECORD_NAME", "default_legacy_path", "default_record_path", "path_problem"]
+
+RECORD_NAME: Final = "record.sqlite3"
+"""The record's file name in the user data directory."""
+
+
+def default_record_path() -> Path:
+    """Where the record lives unless `--record` says otherwise (the user data directory)."""
+    return platformdirs.user_data_path("tictactoe") / RECORD_NAME
+
+
+def default_legacy_path() -> Path:
+    """Where earlier versions kept their statistics, imported once into the record."""
+    return platformdirs.user_data_path("tictactoe") / "stats.json"
+
+
+def path_problem(path: Path) -> str | None:
+    """Why `path` can never hold the record, as a sentence; None when it may.
+
+    Only what is wrong for good (a folder, a path through a file) counts: a folder
+    that is read-only today is a passing problem, handled while playing.
+    """
+    if path.is_dir():
+        return f"{path} is a folder; the record needs the path of a file."
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return f"{path} cannot be made: {parent} is a file, not a folder."
+            break
+    return None
