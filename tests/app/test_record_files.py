@@ -99,6 +99,19 @@ def old_stats(path: Path, text: str) -> Path:
     return path
 
 
+def record_screen_over(stats: Path, *, showing: bytes) -> Game:
+    """A game started on `stats`: `s` opens the record until it shows `showing`, then
+    Escape closes it and `q` quits (with status 0). The terminal's bytes are in `output`."""
+    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
+    game.read_until(b"choose your mark")
+    game.type(b"x", b"s")
+    game.read_until(showing)
+    game.settle()
+    game.type(b"\x1b", b"q")
+    assert game.finish() == 0
+    return game
+
+
 ENTRY = '{"wins": 1, "losses": 0, "draws": 0}'
 
 
@@ -180,13 +193,7 @@ def test_escape_sequences_in_a_stored_name_never_reach_the_terminal(tmp_path: Pa
         tmp_path / "stats.json",
         '{"version": 1, "players": {"' + hostile + '": ' + ENTRY + ', "Zed": ' + ENTRY + "}}",
     )
-    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
-    game.read_until(b"choose your mark")
-    game.type(b"x", b"s")
-    game.read_until(b"Zed")
-    game.settle()
-    game.type(b"\x1b", b"q")
-    assert game.finish() == 0
+    game = record_screen_over(stats, showing=b"Zed")
     assert b"\x1b]2;PWNED" not in game.output, "the terminal's title was changed"
     assert b"\x1b[41mRED" not in game.output, "a colour leaked"
     assert b"\x07x" not in game.output
@@ -239,13 +246,7 @@ def test_a_duplicate_players_key_drops_no_records(tmp_path: Path) -> None:
         tmp_path / "stats.json",
         '{"version": 1, "players": {"Zed": ' + ENTRY + '}, "players": {"Yul": ' + ENTRY + "}}",
     )
-    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
-    game.read_until(b"choose your mark")
-    game.type(b"x", b"s")
-    game.read_until(b"Yul")
-    game.settle()
-    game.type(b"\x1b", b"q")
-    assert game.finish() == 0
+    game = record_screen_over(stats, showing=b"Yul")
     assert b"Zed" in game.output
 
 
@@ -359,12 +360,6 @@ def test_an_imported_file_is_reported_once_on_screen(tmp_path: Path) -> None:
         tmp_path / "stats.json",
         json.dumps({"version": 1, "players": {"Zed": {"wins": 1, "losses": 0, "draws": 0}}}),
     )
-    game = Game("--player1", "Ada", "--player2", "Bob", "--stats-file", str(stats))
-    game.read_until(b"choose your mark")
-    game.type(b"x", b"s")
-    game.read_until(b"Zed")
-    game.settle()
-    game.type(b"\x1b", b"q")
-    assert game.finish() == 0
+    record_screen_over(stats, showing=b"Zed")
     assert (tmp_path / "stats.json.imported").exists()
     assert not stats.exists()
