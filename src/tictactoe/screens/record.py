@@ -193,8 +193,6 @@ class RecordScreen(InfoScreen):
         """The tab Escape returns to from a replay."""
         self._leaving = False
         """True once closing: keys still queued are dropped."""
-        self._footer_tab = "players"
-        """The tab whose keys the footer shows."""
         self._filled = {"players", "replay"}
         """Tabs whose tables are made (the others are made when first shown)."""
 
@@ -381,7 +379,9 @@ class RecordScreen(InfoScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The replay's keys show while a replay is on; the tabs' names keep their arrows."""
         if action == "replay_key":
-            return self._footer_tab == "replay" and not isinstance(self.focused, Tabs)
+            tabs = self.query(TabbedContent)  # (asked before the screen is made, too)
+            on_replay = bool(tabs) and tabs.first().active == "replay"
+            return on_replay and not isinstance(self.focused, Tabs)
         if action == "key" and parameters and parameters[0] in ("left", "right", "enter"):
             return not isinstance(self.focused, Tabs)
         return True
@@ -425,9 +425,6 @@ class RecordScreen(InfoScreen):
         elif key in _TABLE_KEYS:
             await table.run_action(_TABLE_KEYS[key])
 
-    def action_close(self) -> None:
-        self.action_key("q")
-
     async def _show_tab(self, tab: str) -> None:
         await self._fill(tab)
         self.tabs.active = tab
@@ -448,9 +445,7 @@ class RecordScreen(InfoScreen):
 
     def _focus_tab(self, tab: str) -> None:
         """Give the tab's table (or the replay) the keys now, not after the next frame."""
-        target = _TAB_TARGETS.get(tab)
-        if self._footer_tab != tab:
-            self._footer_tab = tab
-            self.refresh_bindings()
-        if target is not None and (self.focused is None or self.focused.id != target):
+        target = _TAB_TARGETS[tab]
+        self.refresh_bindings()  # the replay's keys show on its tab only
+        if self.focused is None or self.focused.id != target:
             self.set_focus(self.query_one(f"#{target}"))
