@@ -26,6 +26,7 @@ import os
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -514,11 +515,30 @@ class GameRecord:
             )
         db.execute("PRAGMA foreign_keys = ON")
         if self.path is not None:
-            db.execute("PRAGMA journal_mode = WAL")
+            self._use_wal(db)
             db.execute("PRAGMA synchronous = FULL")
             db.execute("PRAGMA wal_autocheckpoint = 0")  # see _checkpoint_soon
         if version < SCHEMA_VERSION:
             self._migrate(db)
+
+    def _use_wal(self, db: sqlite3.Connection) -> None:
+        """Switch the file to write-ahead logging, waiting for another game making it.
+
+        While another connection holds the write lock of a file still in its first journal
+        mode (a game that started a moment earlier, making the tables), SQLite answers
+        the switch with "database is locked" at once rather than wait out the busy
+        timeout, so the switch is tried again until that timeout.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                busy = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_BUSY
+                if not busy or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.005)
 
     def _migrate(self, db: sqlite3.Connection) -> None:
         with self._transaction(db):

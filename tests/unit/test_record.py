@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -552,6 +553,34 @@ def test_a_lock_held_too_long_keeps_the_match_until_the_next_try(tmp_path: Path)
     record.save_pending()  # as at quit
     assert record.unsaved == 0
     assert GameRecord(path).match_count() == 2
+
+
+def test_a_new_file_another_game_is_still_making_is_waited_for(tmp_path: Path) -> None:
+    """Two games starting at once on a new file: the second waits for the first.
+
+    The first still holds the file's write lock in its old journal mode; switching the
+    file to WAL then fails at once with "database is locked" instead of waiting out the
+    busy timeout (SQLite's busy handler is not asked for that lock), and one game in a
+    few of eight started together reported its record could not be opened.
+    """
+    path = tmp_path / "record.sqlite3"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # as a game does to make the tables
+
+    def finish_making() -> None:
+        other.execute("COMMIT")
+        other.close()
+
+    release = threading.Timer(0.3, finish_making)
+    release.start()
+    try:
+        record = GameRecord(path, busy_timeout=10)
+        record.add(played(ADA, BOB))
+    finally:
+        release.join()
+    assert record.take_notices() == []
+    assert record.unsaved == 0
+    assert GameRecord(path).match_count() == 1
 
 
 def test_a_folder_that_cannot_be_made_keeps_matches_in_memory(tmp_path: Path) -> None:
