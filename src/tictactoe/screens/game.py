@@ -269,8 +269,9 @@ class GameScreen(Screen[None]):
     # Intents run: ask the core, set the new state, schedule the computer.
 
     def _play(self, cell: int) -> None:
-        self.board.cursor = cell  # here, so that the cursor and the move share one frame
-        self._apply(lambda series: series.play(cell))
+        with self.board.changes():  # the cursor and the move: one frame, one restyle a square
+            self.board.cursor = cell
+            self._apply(lambda series: series.play(cell))
 
     def _apply(self, transition: Callable[[Series], Series]) -> None:
         try:

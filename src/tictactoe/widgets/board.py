@@ -1,16 +1,18 @@
-"""The 3x3 board: nine buttons, a keyboard cursor, and the digits that take cells."""
+"""The 3x3 board: nine squares, a keyboard cursor, and the digits that take cells."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Final
 
+from textual import events
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive, var
+from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Button
 
 from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
@@ -42,31 +44,49 @@ def mark_art(mark: Mark, size: Size) -> str:
     return str(mark)
 
 
-class Cell(Button):
-    """One square of the board. It shows a mark, or its digit key faintly when empty."""
+class Cell(Widget):
+    """One square of the board. It shows a mark, or its digit key faintly when empty.
+
+    A plain widget, not a `Button`: a square is restyled on every move, and each restyle
+    weighs every rule that could match it, Button's dozens of variants included. The
+    board gives a square everything it shows at once (`show`), so a move restyles each
+    changed square once.
+    """
 
     ALLOW_MAXIMIZE = False
-
-    mark: reactive[Mark | None] = reactive(None)
-    """The mark on this square, or None."""
-    key: reactive[str] = reactive("")
-    """The digit that takes this square in the current key layout."""
 
     def __init__(self, cell: int) -> None:
         super().__init__(id=self.id_for(cell), classes="-empty")
         self.cell = cell
-        self.can_focus = False
-        # Buttons pad each line by one cell a side; a small square needs that room for its
-        # mark (and app.tcss cannot say 0: the property only takes positive integers).
-        self.styles.line_pad = 0
+        self.mark: Mark | None = None
+        """The mark on this square, or None."""
+        self.key = ""
+        """The digit that takes this square in the current key layout."""
 
     @staticmethod
     def id_for(cell: int) -> str:
         """The DOM id of the square at index `cell` (0 = top-left)."""
         return f"cell-{cell}"
 
-    def watch_mark(self, mark: Mark | None) -> None:
-        self.update_classes({"-empty": mark is None, "-x": mark is Mark.X, "-o": mark is Mark.O})
+    def show(self, mark: Mark | None, key: str, *, cursor: bool, win: bool, hint: bool) -> None:
+        """Show `mark` (or `key` while empty) and the square's state, in one restyle."""
+        if (mark, key) != (self.mark, self.key):
+            self.mark, self.key = mark, key
+            self.refresh()
+        self.update_classes(
+            {
+                "-empty": mark is None,
+                "-x": mark is Mark.X,
+                "-o": mark is Mark.O,
+                "-cursor": cursor,
+                "-win": win,
+                "-hint": hint,
+            }
+        )
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(Board.CellChosen(self.cell))
 
     def render(self) -> Content:
         if self.mark is None:
@@ -116,6 +136,11 @@ class Board(Widget, can_focus=True):
             self.cell = cell
             """Index of the cell, 0 = top-left."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._holding = 0
+        """How many `changes` blocks are open: the squares are shown when the last ends."""
+
     def compose(self) -> ComposeResult:
         for cell in range(9):
             yield Cell(cell)
@@ -139,49 +164,55 @@ class Board(Widget, can_focus=True):
         return self.query_one(f"#{Cell.id_for(cell)}", Cell)
 
     def on_mount(self) -> None:
-        self._show_match(self.match)
-        self._show_keys(self.key_layout)
-        self._show_cursor(self.cursor)
+        self._show_squares()
 
-    def watch_match(self, match: GameState | None) -> None:
-        if self.is_mounted:
-            self._show_match(match)
+    def watch_match(self) -> None:
+        self._show()
 
-    def watch_key_layout(self, layout: KeyLayout) -> None:
-        if self.is_mounted:
-            self._show_keys(layout)
+    def watch_key_layout(self) -> None:
+        self._show()
 
-    def watch_cursor(self, cursor: int) -> None:
-        if self.is_mounted:
-            self._show_cursor(cursor)
+    def watch_cursor(self) -> None:
+        self._show()
 
-    def watch_hints(self, hints: tuple[int, ...]) -> None:
-        if self.is_mounted:
-            for square in self.query(Cell):
-                square.set_class(square.cell in hints, "-hint")
+    def watch_hints(self) -> None:
+        self._show()
 
-    def _show_match(self, match: GameState | None) -> None:
+    @contextmanager
+    def changes(self) -> Iterator[None]:
+        """Set several of the board's values as one change: each square is restyled once.
+
+        A move sets the cursor and the match; shown one by one, the square played would
+        be restyled twice.
+        """
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+            self._show()
+
+    def _show(self) -> None:
+        if self.is_mounted and not self._holding:
+            self._show_squares()
+
+    def _show_squares(self) -> None:
+        """Give every square what it shows now (a square that does not change is not touched)."""
+        match, cursor, hints, layout = self.match, self.cursor, self.hints, self.key_layout
         board = match.board if match else (None,) * 9
         line = match.winning_cells if match else frozenset()
         for square in self.query(Cell):
-            square.mark = board[square.cell]
-            square.set_class(square.cell in line, "-win")
-
-    def _show_keys(self, layout: KeyLayout) -> None:
-        for square in self.query(Cell):
-            square.key = layout.key_for(square.cell)
-
-    def _show_cursor(self, cursor: int) -> None:
-        for square in self.query(Cell):
-            square.set_class(square.cell == cursor, "-cursor")
+            cell = square.cell
+            square.show(
+                board[cell],
+                layout.key_for(cell),
+                cursor=cell == cursor,
+                win=cell in line,
+                hint=cell in hints,
+            )
 
     def move_cursor(self, rows: int, columns: int) -> None:
         """Move the cursor one square; at an edge it stays put rather than wrap."""
         row = min(2, max(0, self.cursor // 3 + rows))
         column = min(2, max(0, self.cursor % 3 + columns))
         self.cursor = row * 3 + column
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        assert isinstance(event.button, Cell)
-        self.post_message(self.CellChosen(event.button.cell))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from textual.content import Content
-from textual.reactive import reactive
+from textual.geometry import Region
+from textual.reactive import var
 from textual.widget import Widget
 
 from tictactoe.engine import CELL_NAMES
@@ -43,22 +44,38 @@ class MoveHistory(Widget):
     }
     """
 
-    series: reactive[Series | None] = reactive(None, always_update=True)
+    series: var[Series | None] = var(None, always_update=True)
     """The series whose current match is listed."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Moves"
+        self._drawn: list[str] | None = None
+        """The lines last drawn, to repaint only those a new series changes."""
 
     def watch_series(self, series: Series | None) -> None:
         self.set_class(not (series and series.history()), "-empty")
+        drawn, lines = self._drawn, self._lines()
+        width = self.content_size.width
+        if drawn is None or len(lines) < len(drawn) or not width:
+            self.refresh()
+            return
+        # A move adds a line: repaint that one, not the panel (the moves above stay put).
+        changed = [y for y, line in enumerate(lines) if y >= len(drawn) or drawn[y] != line]
+        if changed:
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
 
-    def render(self) -> Content:
+    def _lines(self) -> list[str]:
+        """The lines the panel shows at its current size."""
         lines = history_lines(self.series) if self.series else []
         if not lines:
-            return Content("No moves yet")
+            return ["No moves yet"]
         room = max(1, self.content_size.height)
         if len(lines) > room:
             hidden = len(lines) - room + 1
             lines = [f"… {hidden} earlier", *lines[-(room - 1) :]] if room > 1 else lines[-1:]
-        return Content("\n".join(lines))
+        return lines
+
+    def render(self) -> Content:
+        self._drawn = self._lines()
+        return Content("\n".join(self._drawn))
