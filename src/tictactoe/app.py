@@ -70,6 +70,8 @@ class TicTacToeApp(App[Series | None]):
         however the session ends (an unexpected error included)."""
         self._leaving = False
         """Whether the session is ending already: a later signal changes nothing."""
+        self._warnings: list[str] = []
+        """What loading the settings had to say, told once the screen is up."""
         self._focus_before_resize: WeakKeyDictionary[Screen[object], Widget] = WeakKeyDictionary()
 
     @property
@@ -96,20 +98,27 @@ class TicTacToeApp(App[Series | None]):
                 return TerminalDriver
         return driver
 
-    def on_mount(self) -> None:
-        warnings = self.settings.load()
+    def get_default_screen(self) -> Screen[None]:
+        """The first screen: the game itself when both names are known, so that it is made
+        and drawn first (not a blank screen, kept under the game all session); otherwise
+        Textual's blank screen, under the new-game screen that asks for the names."""
+        self._warnings = self.settings.load()
         theme = self.settings.settings.theme
         if theme in self.available_themes:
-            self.theme = theme
-        self.theme_changed_signal.subscribe(self, self._remember_theme)
-        self._warn(warnings)
+            self.theme = theme  # before anything is styled
         series = self.config.initial_series()
         if series is None:
+            return super().get_default_screen()
+        self.series = series
+        return self._game_screen(series)
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self._warn(self._warnings)
+        if self.series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
 
             self.push_screen(NewGameScreen(self.config), self._play)
-        else:
-            self._play(series)
 
     def on_ready(self) -> None:
         """What exists by now lives all session: keep the full GC passes off it."""
@@ -120,13 +129,14 @@ class TicTacToeApp(App[Series | None]):
             self.exit(None)
             return
         self.series = series
-        self.push_screen(
-            GameScreen(
-                series,
-                layout=self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD,
-                computer_delay=self.config.computer_delay,
-                rng=self.rng,
-            )
+        self.push_screen(self._game_screen(series))
+
+    def _game_screen(self, series: Series) -> GameScreen:
+        return GameScreen(
+            series,
+            layout=self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD,
+            computer_delay=self.config.computer_delay,
+            rng=self.rng,
         )
 
     def _warn(self, warnings: Iterable[str]) -> None:

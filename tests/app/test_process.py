@@ -337,9 +337,11 @@ def test_an_unexpected_error_leaves_1_restores_the_terminal_and_prints_the_score
 
 
 class BrokenApp(TicTacToeApp):
+    """Fails as soon as the game is on screen."""
+
     CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
 
-    def on_mount(self) -> None:
+    def on_ready(self) -> None:
         raise RuntimeError("a bug the player should not have to read about")
 
 

@@ -326,9 +326,11 @@ def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
 
 
 class BrokenApp(TicTacToeApp):
+    """Fails as soon as the game is on screen."""
+
     CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
 
-    def on_mount(self) -> None:
+    def on_ready(self) -> None:
         raise RuntimeError("a bug the player should not have to read about")
 
 
