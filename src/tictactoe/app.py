@@ -121,8 +121,10 @@ class TicTacToeApp(App[Series | None]):
             self.push_screen(NewGameScreen(self.config), self._play)
 
     def on_ready(self) -> None:
-        """What exists by now lives all session: keep the full GC passes off it."""
+        """What exists by now lives all session: keep the collector's passes off it, and
+        turn the collector back on (`python -m tictactoe` starts with it off)."""
         gc.freeze()
+        gc.enable()
 
     def _play(self, series: Series | None) -> None:
         if series is None:

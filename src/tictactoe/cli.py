@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -160,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "serve":  # `tictactoe serve ...`: the game for web browsers
         from tictactoe.web import main as serve
 
+        gc.enable()  # a server runs for long (the game turns it on once it is drawn)
         return serve(argv[1:])
     config = parse_config(argv)
     problem = terminal_problem()

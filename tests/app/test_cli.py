@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -265,3 +267,38 @@ def test_main_refuses_without_a_terminal_before_loading_the_game(
     monkeypatch.setattr(TicTacToeApp, "run", lambda self: pytest.fail("the game ran"))
     assert cli.main(["--player1", "Ada", "--player2", "Bob", "--no-save"]) == 2
     assert capsys.readouterr().err == "tictactoe needs a terminal: none here.\n"
+
+
+# The collector: `python -m tictactoe` starts with it off, to start faster.
+
+
+@pytest.fixture
+def collector_off() -> Iterator[None]:
+    """As `python -m tictactoe` leaves it before the command runs."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@pytest.mark.usefixtures("collector_off")
+async def test_the_collector_is_back_on_once_the_game_is_drawn() -> None:
+    app = TicTacToeApp(GameConfig(player1="Ada", player2="Bob", save=False))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0  # what start-up made is kept out of its passes
+
+
+@pytest.mark.usefixtures("collector_off")
+def test_a_server_runs_with_the_collector_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+
+    def serve(argv: Sequence[str]) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr("tictactoe.web.main", serve)
+    assert cli.main(["serve", "--port", "0"]) == 0
+    assert seen == [True]
