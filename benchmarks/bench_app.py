@@ -23,9 +23,13 @@ in-process on top of a bare Textual app. It is a script, not a test:
     uv run python benchmarks/bench_app.py              # about two minutes
     uv run python benchmarks/bench_app.py --rounds 3   # rougher
     PYTHONPATH=/tmp/copy/src uv run python benchmarks/bench_app.py   # try a changed copy
+    uv run python benchmarks/bench_app.py --before /tmp/old/src      # and an older one beside
 
 (`PYTHONPATH` reaches both apps through the tmux server's environment; the bare app
-does not import the game, so only the game changes.)
+does not import the game, so only the game changes.) With `--before`, the game from that
+`src/` folder (say, `git archive <commit> src | tar -x -C /tmp/old`, then compiled with
+`python -m compileall`) takes its turn in every round too, and its figures are printed
+beside the game's, so a change is measured against the code before it in the same minutes.
 """
 
 from __future__ import annotations
@@ -229,7 +233,8 @@ def labels_shown(count: int) -> Callable[[str], bool]:
     return lambda text: text.count("X") == count
 
 
-def game_subject(poll: float) -> Subject:
+def game_subject(poll: float, source: Path | None = None) -> Subject:
+    """The game; from the `src/` folder `source` instead of the project's, if given."""
     # Keypad layout: 5 centre, 1 bottom-left, 9 top-right, 3 bottom-right, 7 top-left,
     # 8 top: nobody completes a line, and the turn changes at every move.
     moves: list[tuple[str, dict[str, Callable[[str], bool]]]] = []
@@ -248,9 +253,12 @@ def game_subject(poll: float) -> Subject:
             poll,
         )
 
+    command = [str(PYTHON), "-m", "tictactoe", *GAME_ARGS]
+    if source is not None:  # env execs Python, so the pane's process is still Python's
+        command = ["env", f"PYTHONPATH={source}", *command]
     return Subject(
-        "game",
-        [str(PYTHON), "-m", "tictactoe", *GAME_ARGS],
+        "game" if source is None else "before",
+        command,
         lambda text: "choose your mark" in text,
         prepare,
         moves,
@@ -438,18 +446,24 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=0.002, help="seconds between captures")
     parser.add_argument("--settle", type=float, default=0.5, help="pause before the first key")
     parser.add_argument("--no-imports", action="store_true", help="skip the importtime report")
+    parser.add_argument(
+        "--before", type=Path, metavar="SRC", help="also run the game from this src/ folder"
+    )
     args = parser.parse_args()
     if not PYTHON.exists():
         sys.exit(f"no {PYTHON}: run `uv sync` first")
 
     game, bare = game_subject(args.poll), bare_subject()
-    figures = {game.label: Figures(), bare.label: Figures()}
+    subjects = [game, bare]
+    if args.before is not None:
+        subjects.insert(1, game_subject(args.poll, args.before.resolve()))
+    figures = {subject.label: Figures() for subject in subjects}
     tmux = Tmux(f"ttt-bench-{os.getpid()}")
     try:
-        for subject in (game, bare):  # warm-up: compile caches, the disk cache
+        for subject in subjects:  # warm-up: compile caches, the disk cache
             run_session(tmux, subject, f"warm-{subject.label}", args.poll, args.settle, None)
         for round_ in range(args.rounds):
-            order = (game, bare) if round_ % 2 == 0 else (bare, game)
+            order = subjects if round_ % 2 == 0 else subjects[::-1]
             for subject in order:
                 name = f"{subject.label}-{round_}"
                 run_session(tmux, subject, name, args.poll, args.settle, figures[subject.label])
@@ -494,6 +508,21 @@ def main() -> None:
             for metric, gv, bv in rows
         )
     )
+
+    if "before" in figures:
+        f = figures["before"]
+        before = [
+            [x * 1e3 for x in f.first_paint],
+            [x * 1e3 for x in f.key_mark],
+            [x * 1e3 for x in f.key_screen],
+            [x / 1024 for x in f.peak_kib],
+        ]
+        print(f"\nThe game before ({args.before}), in the same rounds:\n")
+        print(f"{'metric':<30} {'before':>8} {'game':>8} {'bare':>8} {'before':>7} {'game':>7}")
+        for (metric, game_values, bare_values), before_values in zip(rows, before, strict=True):
+            fm, gm = statistics.median(before_values), statistics.median(game_values)
+            bm = statistics.median(bare_values)
+            print(f"{metric:<30} {fm:8.1f} {gm:8.1f} {bm:8.1f} {fm / bm:6.2f}x {gm / bm:6.2f}x")
 
     if not args.no_imports:
         import_report(5)
