@@ -7,7 +7,6 @@ points at is replaced, the link stays a link. Nothing here imports Textual.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable
@@ -33,6 +32,8 @@ def atomic_write_json(path: Path, data: object) -> None:
     `path` is a symlink, the file it points at is the one replaced.
     On any failure the temporary file is removed and the exception propagates.
     """
+    import json  # here: a player who never saves a setting never needs it (~0.1 MiB)
+
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     target = path.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -88,6 +89,8 @@ def read_json_file(
     except OSError as error:
         problem = f"could not be read ({reason(error)})"
     else:
+        import json  # here: with no file there is nothing to parse
+
         try:
             data = json.loads(raw)
         except UnicodeDecodeError:
