@@ -125,13 +125,6 @@ class TicTacToeApp(App[Series | None]):
         turn the collector back on (`python -m tictactoe` starts with it off)."""
         gc.freeze()
         gc.enable()
-        self.set_timer(0.5, self._tidy_start_up)
-
-    def _tidy_start_up(self) -> None:
-        """Free what start-up left behind, once, while the player reads the first screen."""
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
 
     def _play(self, series: Series | None) -> None:
         if series is None:
