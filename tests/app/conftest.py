@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, Final
 
 import pytest
@@ -24,7 +25,7 @@ from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.series import Series
-from tictactoe.widgets.board import Cell, mark_art
+from tictactoe.widgets.board import Board, mark_art
 
 SIZE: Final = (100, 32)
 """A comfortable terminal: the whole game fits."""
@@ -37,8 +38,47 @@ _CHARACTERS: Final = {"space": " ", "question_mark": "?", "enter": "\r", "tab": 
 """The character a terminal sends with keys whose names are not the character itself."""
 
 
-def painted(widget: Widget) -> str:
-    """The characters `widget` paints (border included), one line per row."""
+@dataclass(frozen=True)
+class SquareView:
+    """One square of a board, as a test sees it: what it holds, where it is, what it paints."""
+
+    board: Board
+    cell: int
+
+    @property
+    def mark(self) -> Mark | None:
+        return self.board.square(self.cell).mark
+
+    @property
+    def key(self) -> str:
+        return self.board.square(self.cell).key
+
+    @property
+    def region(self) -> Region:
+        """Where the square is on the screen."""
+        return self.board.square_region(self.cell).translate(self.board.content_region.offset)
+
+    @property
+    def middle(self) -> tuple[int, int]:
+        """The screen offset of the square's middle."""
+        region = self.region
+        return region.x + region.width // 2, region.y + region.height // 2
+
+    @property
+    def is_on_screen(self) -> bool:
+        return self.board.is_on_screen
+
+    def shows(self, state: str) -> bool:
+        """Whether the square shows `state`: "cursor", "win" or "hint"."""
+        return bool(getattr(self.board.square(self.cell), state))
+
+
+def painted(widget: Widget | SquareView) -> str:
+    """The characters `widget` (or one square) paints, border included, one line per row."""
+    if isinstance(widget, SquareView):
+        region = widget.board.square_region(widget.cell)
+        strips = widget.board.render_lines(region)
+        return "\n".join(strip.text for strip in strips)
     width, height = widget.outer_size
     return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
 
@@ -86,8 +126,8 @@ class Driver:
         await self.pilot.click(selector)
         await self.pilot.pause()
 
-    def cell(self, cell: int) -> Cell:
-        return self.game.board.cell(cell)
+    def cell(self, cell: int) -> SquareView:
+        return SquareView(self.game.board, cell)
 
     def marks(self) -> tuple[Mark | None, ...]:
         """The mark each cell widget shows, cell 0 (top-left) first."""
@@ -113,8 +153,14 @@ class Driver:
             " ".join(self.face(cell) for cell in range(row * 3, row * 3 + 3)) for row in range(3)
         )
 
-    def cells_with(self, css_class: str) -> set[int]:
-        return {cell for cell in range(9) if self.cell(cell).has_class(css_class)}
+    def cells_with(self, state: str) -> set[int]:
+        """The squares that show `state`: "cursor", "win" or "hint"."""
+        return {cell for cell in range(9) if self.cell(cell).shows(state)}
+
+    async def click_cell(self, cell: int) -> None:
+        """Click the middle of a square."""
+        await self.pilot.click(offset=self.cell(cell).middle)
+        await self.pilot.pause()
 
     def status(self) -> str:
         """The status line under the board, as painted."""
@@ -144,7 +190,7 @@ class Driver:
             assert tuple(self.face(cell) for cell in range(9)) == tuple(
                 str(mark) if mark else self.cell(cell).key for cell, mark in enumerate(expected)
             )
-        assert self.cells_with("-win") == (set(game.winning_cells) if game else set())
+        assert self.cells_with("win") == (set(game.winning_cells) if game else set())
 
 
 Start = Callable[..., AbstractAsyncContextManager[Driver]]

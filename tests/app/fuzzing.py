@@ -61,7 +61,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 
-from app.conftest import inside, painted
+from app.conftest import SquareView, inside, painted
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
@@ -71,7 +71,6 @@ from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.record import RecordScreen
 from tictactoe.series import Phase, Series
-from tictactoe.widgets.board import Cell
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 
 __all__ = ["CONFIGS", "REPORTS", "FuzzFailure", "FuzzReport", "fuzz", "summary"]
@@ -298,7 +297,7 @@ def shows_name(text: str, name: str) -> bool:
     return any(f"{name[:length]}…" in text for length in range(1, len(name)))
 
 
-def drawing(cell: Cell) -> tuple[str, ...]:
+def drawing(cell: SquareView) -> tuple[str, ...]:
     """What a cell paints inside its border, cropped to the drawing's rows (blank ones dropped)."""
     rows = [line[1:-1] for line in painted(cell).splitlines()[1:-1]]
     rows = [row for row in rows if row.strip()]
@@ -633,12 +632,8 @@ class _Run:
         what, which, aim, across, down = draws[:5]
         screen = app.screen
         game = app.game_screen
-        buttons = [
-            widget
-            for widget in screen.query("Button, RadioButton, Input")
-            if not isinstance(widget, Cell)
-        ]
-        target: Widget | None = None
+        buttons = list(screen.query("Button, RadioButton, Input"))
+        target: Widget | SquareView | None = None
         if buttons and what < 0.6:
             weights = [0.25 if button.id == "quit" else 1.0 for button in buttons]
             target = _weighted(buttons, weights, which)
@@ -646,8 +641,8 @@ class _Run:
         elif game is not None and what < 0.92:
             free = self.free_cells(app)
             cells = free if free and aim < AIM_CHANCE else tuple(range(9))
-            target = game.board.cell(cells[int(which * len(cells))])
-            description = f"#{target.id}"
+            target = SquareView(game.board, cells[int(which * len(cells))])
+            description = f"square {target.cell}"
         else:
             description = "anywhere"
         region = Region(0, 0, *app.size)
@@ -779,10 +774,10 @@ class _Run:
         match = series.match
         marks: tuple[Mark | None, ...] = match.board if match else (None,) * 9
         winning = set(match.winning_cells) if match else set()
-        cursors = {cell for cell in range(9) if board.cell(cell).has_class("-cursor")}
+        cursors = {cell for cell in range(9) if board.square(cell).cursor}
         if cursors != {board.cursor}:
             raise self.fail(f"the cursor is at {board.cursor}, cells {cursors} show it")
-        hints = {cell for cell in range(9) if board.cell(cell).has_class("-hint")}
+        hints = {cell for cell in range(9) if board.square(cell).hint}
         if not all(marks[cell] is None for cell in hints) or (
             hints and series.phase is not Phase.PLAYING
         ):
@@ -791,7 +786,7 @@ class _Run:
             return
         drawings: dict[Mark, set[tuple[str, ...]]] = {Mark.X: set(), Mark.O: set()}
         for cell in range(9):
-            square = board.cell(cell)
+            square = SquareView(board, cell)
             rows = drawing(square)
             shown = shape(rows)
             key = game.key_layout.key_for(cell)

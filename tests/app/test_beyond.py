@@ -178,14 +178,14 @@ async def test_undo_and_hint_are_refused_with_a_message_when_they_cannot_help(
         assert status(ui) == "This match is over: its moves can no longer be taken back."
         assert ui.series == finished
         ui.assert_board_matches_match()
-        assert ui.cells_with("-win") == {0, 1, 2}
+        assert ui.cells_with("win") == {0, 1, 2}
         assert len(history_on_screen(ui)) == 5
         assert "1 win" in ui.card(0)
         assert ui.tally() == "Draws 0 Played 1"
 
         await ui.press("h")
         assert status(ui) == "A hint needs a match in progress."
-        assert ui.cells_with("-hint") == set()
+        assert ui.cells_with("hint") == set()
         assert ui.series == finished
 
 
@@ -199,7 +199,7 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
         assert status(ui) == "Computer is thinking…"
         await ui.press("h")
         assert status(ui) == "Wait: Computer is thinking…"
-        assert ui.cells_with("-hint") == set()
+        assert ui.cells_with("hint") == set()
 
         await ui.press("u")
         assert time.monotonic() - began < delay, "too slow to undo while the computer thinks"
@@ -255,19 +255,19 @@ async def test_a_hint_marks_exactly_the_best_moves_in_hot_seat(
         assert 0 < len(best) < len(game.legal_moves())
 
         await ui.press("h")
-        assert ui.cells_with("-hint") == set(best)
+        assert ui.cells_with("hint") == set(best)
         assert status(ui) == f"Hint: {hint_keys(ui, best)}. {summary}."
         assert ui.series.match == game  # a hint plays nothing
 
         await play(ui, best[0])
-        assert ui.cells_with("-hint") == set()
+        assert ui.cells_with("hint") == set()
         assert not status(ui).startswith("Hint")
 
 
 async def test_a_hint_against_the_computer(start: Start) -> None:
     async with start(player1="Ada", level=Level.HARD) as ui:
         await ui.press("x", "h")
-        assert ui.cells_with("-hint") == set(range(9))
+        assert ui.cells_with("hint") == set(range(9))
         assert status(ui) == "Hint: any free cell. Draw with best play."
 
         await play(ui, 1)  # a side: hard answers, and only some replies hold the draw
@@ -277,14 +277,14 @@ async def test_a_hint_against_the_computer(start: Start) -> None:
 
         await ui.press("h")
         best = analyse(game).best_moves
-        assert ui.cells_with("-hint") == set(best)
+        assert ui.cells_with("hint") == set(best)
         assert status(ui).startswith(f"Hint: {hint_keys(ui, best)}.")
         assert status(ui).endswith("with best play.")
 
         await play(ui, best[0])
-        assert ui.cells_with("-hint") == set()
+        assert ui.cells_with("hint") == set()
         await wait_for_the_computer(ui)
-        assert ui.cells_with("-hint") == set()
+        assert ui.cells_with("hint") == set()
 
 
 # The move history.

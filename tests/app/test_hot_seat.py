@@ -27,7 +27,7 @@ async def walk_cursor_to(ui: Driver, cell: int) -> None:
     keys = ["down" if rows > 0 else "up"] * abs(rows)
     keys += ["right" if columns > 0 else "left"] * abs(columns)
     await ui.press(*keys)
-    assert ui.cells_with("-cursor") == {cell}
+    assert ui.cells_with("cursor") == {cell}
 
 
 async def take_with_enter(ui: Driver, cell: int) -> None:
@@ -41,7 +41,7 @@ async def take_with_space(ui: Driver, cell: int) -> None:
 
 
 async def take_with_click(ui: Driver, cell: int) -> None:
-    await ui.click(f"#cell-{cell}")
+    await ui.click_cell(cell)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +66,7 @@ async def test_a_won_match_is_shown_and_scored(
         game = ui.series.match
         assert game is not None and game.winning_line is not None
         assert set(game.winning_line) <= set(moves[winner::2])
-        assert ui.cells_with("-win") == set(game.winning_line)
+        assert ui.cells_with("win") == set(game.winning_line)
         assert "╔" in painted(ui.cell(game.winning_line[0]))  # visible without colour
 
         name = HOT_SEAT[f"player{winner + 1}"]
@@ -84,7 +84,7 @@ async def test_a_double_win_lights_both_lines(start: Start) -> None:
         for cell in [0, 1, 2, 5, 6, 3, 8, 7, 4]:
             await take_with_digit(ui, cell)
 
-        assert ui.cells_with("-win") == {0, 2, 4, 6, 8}
+        assert ui.cells_with("win") == {0, 2, 4, 6, 8}
         ui.assert_board_matches_match()
         assert ui.status().startswith("Ada wins!")
         assert ui.tally() == "Draws 0 Played 1"
@@ -98,7 +98,7 @@ async def test_a_full_board_without_a_line_is_a_draw(start: Start) -> None:
             await take_with_digit(ui, cell)
 
         ui.assert_board_matches_match()
-        assert ui.cells_with("-win") == set()
+        assert ui.cells_with("win") == set()
         assert "draw" in ui.status().lower()
         assert ui.tally() == "Draws 1 Played 1"
         assert "0 wins" in ui.card(0) and "0 wins" in ui.card(1)
@@ -126,7 +126,7 @@ async def test_a_taken_cell_is_refused_with_a_reason(start: Start, by_click: boo
         await ui.press("x", "5")
         before = ui.series
         if by_click:
-            await ui.click("#cell-4")
+            await ui.click_cell(4)
         else:
             await ui.press("5")
 
@@ -143,7 +143,7 @@ async def test_a_taken_cell_is_refused_with_a_reason(start: Start, by_click: boo
 async def test_the_cursor_moves_in_two_dimensions_and_stops_at_edges(start: Start) -> None:
     async with start(**HOT_SEAT) as ui:
         await ui.press("x")
-        assert ui.cells_with("-cursor") == {4}
+        assert ui.cells_with("cursor") == {4}
         for key, expected in [
             ("right", 5),
             ("right", 5),  # the right edge: no wrap onto the next row
@@ -158,8 +158,29 @@ async def test_the_cursor_moves_in_two_dimensions_and_stops_at_edges(start: Star
             ("right", 7),
         ]:
             await ui.press(key)
-            assert ui.cells_with("-cursor") == {expected}, key
+            assert ui.cells_with("cursor") == {expected}, key
         assert ui.marks() == (None,) * 9
 
         await ui.press("enter")
         assert ui.cell(7).mark is Mark.X
+
+
+async def test_the_square_under_the_mouse_lights_up_and_only_it(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x")
+        board = ui.game.board
+
+        def border(cell: int) -> object:
+            top_left = next(iter(board.render_lines(board.square_region(cell))[0]))
+            return top_left.style
+
+        plain = border(0)
+        assert border(2) == plain
+        await ui.pilot.hover(offset=ui.cell(0).middle)
+        await ui.pilot.pause()
+        assert border(0) != plain and border(2) == plain
+        await ui.pilot.hover(offset=ui.cell(2).middle)
+        await ui.pilot.pause()
+        assert border(0) == plain and border(2) != plain
+        await ui.click_cell(2)
+        assert ui.cell(2).mark is Mark.X

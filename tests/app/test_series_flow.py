@@ -43,7 +43,7 @@ async def test_enter_starts_the_next_match_chosen_by_the_other_player(start: Sta
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert ui.top_text("#question") == "Bob, choose your mark"
         assert ui.marks() == (None,) * 9
-        assert ui.cells_with("-win") == set()
+        assert ui.cells_with("win") == set()
         assert "1 win" in ui.card(0)
         assert ui.tally() == "Draws 0 Played 1"
 
@@ -103,8 +103,7 @@ async def test_a_click_on_the_board_behind_the_modal_changes_nothing_and_says_wh
     start: Start,
 ) -> None:
     async with start(**HOT_SEAT) as ui:
-        x, y = ui.cell(4).region.center
-        await ui.pilot.click(offset=(int(x), int(y)))
+        await ui.pilot.click(offset=ui.cell(4).middle)
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert "press X or O" in ui.top_text("#notice")
