@@ -26,6 +26,7 @@ from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.series import Series
 from tictactoe.widgets.board import Board, mark_art
+from tictactoe.widgets.scoreboard import Scoreboard
 
 SIZE: Final = (100, 32)
 """A comfortable terminal: the whole game fits."""
@@ -73,20 +74,36 @@ class SquareView:
         return bool(getattr(self.board.square(self.cell), state))
 
 
-def painted(widget: Widget | SquareView) -> str:
-    """The characters `widget` (or one square) paints, border included, one line per row."""
+@dataclass(frozen=True)
+class PartView:
+    """One part of the scoreboard ("player-1", "player-2", "tally"), as a test sees it."""
+
+    scoreboard: Scoreboard
+    part: str
+
+
+def painted(widget: Widget | SquareView | PartView) -> str:
+    """The characters `widget` (or one square, or one part of the scoreboard) paints,
+    border included, one line per row."""
     if isinstance(widget, SquareView):
-        region = widget.board.square_region(widget.cell)
-        strips = widget.board.render_lines(region)
-        return "\n".join(strip.text for strip in strips)
-    width, height = widget.outer_size
-    return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
+        strips = widget.board.render_lines(widget.board.square_region(widget.cell))
+    elif isinstance(widget, PartView):
+        region = widget.scoreboard.region_of(widget.part)
+        strips = widget.scoreboard.render_lines(region) if region else []
+    else:
+        width, height = widget.outer_size
+        strips = widget.render_lines(Region(0, 0, width, height))
+    return "\n".join(strip.text for strip in strips)
 
 
-def inside(widget: Widget) -> list[str]:
+def inside(widget: Widget | PartView) -> list[str]:
     """The lines `widget` paints inside its border (padding included)."""
     lines = painted(widget).splitlines()
-    if widget.styles.border_top[0] not in ("", "none", "hidden"):
+    if isinstance(widget, PartView):
+        bordered = widget.scoreboard.bordered(widget.part)
+    else:
+        bordered = widget.styles.border_top[0] not in ("", "none", "hidden")
+    if bordered:
         lines = [line[1:-1] for line in lines[1:-1]]
     return lines
 
@@ -168,14 +185,21 @@ class Driver:
 
     def card(self, player: int) -> str:
         """A player's scoreboard card as painted: "▶ name | mark | N wins | · level"."""
-        card = self.game.scoreboard.query_one(f"#player-{player + 1}")
+        card = PartView(self.game.scoreboard, f"player-{player + 1}")
         name, detail = (line.strip() for line in inside(card)[:2])
         mark, _, rest = detail.partition(" ")
         wins, _, level = rest.strip().partition(" · ")
         return " | ".join((name, mark, wins, f"· {level}" if level else ""))
 
     def tally(self) -> str:
-        return " ".join(painted(self.game.scoreboard.query_one("#tally")).split())
+        return " ".join(painted(PartView(self.game.scoreboard, "tally")).split())
+
+    def to_move_card(self) -> int | None:
+        """Which player's card is highlighted as the one to move."""
+        cards = [self.game.scoreboard.card(index) for index in (0, 1)]
+        shown = [index for index, card in enumerate(cards) if card and card.to_move]
+        assert len(shown) <= 1, cards
+        return shown[0] if shown else None
 
     def top_text(self, selector: str) -> str:
         """Text painted by a widget of the screen on top (a modal, the new-game screen)."""

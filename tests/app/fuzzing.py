@@ -61,7 +61,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 
-from app.conftest import SquareView, inside, painted
+from app.conftest import PartView, SquareView, inside, painted
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
@@ -275,12 +275,12 @@ async def settle(app: TicTacToeApp, pilot: Pilot[Series | None]) -> None:
 # Reading what is painted.
 
 
-def words(widget: Widget) -> str:
+def words(widget: Widget | PartView) -> str:
     """The text `widget` paints, its lines joined and every run of spaces made one."""
     return " ".join(painted(widget).split())
 
 
-def content_lines(widget: Widget) -> list[str]:
+def content_lines(widget: Widget | PartView) -> list[str]:
     """The lines painted inside `widget`'s border, stripped, without trailing blank ones."""
     lines = [line.strip() for line in inside(widget)]
     while lines and not lines[-1]:
@@ -837,7 +837,7 @@ class _Run:
         if not game.scoreboard.is_on_screen:
             return
         for index, player in enumerate(series.players):
-            lines = content_lines(game.scoreboard.query_one(f"#player-{index + 1}"))
+            lines = content_lines(PartView(game.scoreboard, f"player-{index + 1}"))
             top, detail = [*lines, "", ""][:2]
             marker = "▶" if series.to_move == index else "★" if series.winner == index else ""
             mark = str(series.marks[index]) if series.marks else "·"
@@ -852,7 +852,7 @@ class _Run:
             )
             if not ok:
                 raise self.fail(f"player {index + 1}'s card shows {lines} for {series!r}")
-        tally = words(game.scoreboard.query_one("#tally"))
+        tally = words(PartView(game.scoreboard, "tally"))
         if (number(r"Draws (\d+)", tally), number(r"Played (\d+)", tally)) != (
             series.draws,
             series.played,

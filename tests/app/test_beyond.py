@@ -105,7 +105,7 @@ async def test_undo_takes_back_the_last_move_in_hot_seat(start: Start, undo: str
         await ui.press(undo)
         assert moves(ui) == (4,)
         assert status(ui) == "Bob (O) to move"
-        assert ui.game.scoreboard.query_one("#player-2").has_class("-to-move")
+        assert ui.to_move_card() == 1
         assert history_on_screen(ui) == ["1. Ada X centre"]
 
         await play(ui, 8)  # the cell taken back is free again, for the right player
@@ -206,7 +206,7 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
         assert moves(ui) == ()
         assert ui.marks() == (None,) * 9
         assert status(ui) == "Ada (X) to move"
-        assert ui.game.scoreboard.query_one("#player-1").has_class("-to-move")
+        assert ui.to_move_card() == 0
         assert history_on_screen(ui) == ["No moves yet"]
 
         await ui.pilot.pause(0.3)  # so the cancelled reply and the new one fall apart in time

@@ -68,7 +68,7 @@ async def test_input_is_refused_while_the_computer_thinks(start: Start) -> None:
     async with start(player1="Ada", level=Level.EASY, computer_delay=5) as ui:
         await ui.press("x", "5")
         assert ui.status() == "Computer is thinking…"
-        assert ui.game.scoreboard.query_one("#player-2").has_class("-to-move")
+        assert ui.to_move_card() == 1
 
         before = ui.series
         await ui.press("7")

@@ -111,13 +111,13 @@ async def test_whose_turn_it_is_shows_in_status_and_scoreboard(start: Start) -> 
         assert ui.status() == "Ada (O) to move"
         assert ui.card(0).startswith("▶ Ada | O")
         assert ui.card(1).startswith("Bob | X")
-        assert ui.game.scoreboard.query_one("#player-1").has_class("-to-move")
+        assert ui.to_move_card() == 0
 
         await ui.press("5")
         assert ui.status() == "Bob (X) to move"
         assert ui.card(1).startswith("▶ Bob")
-        assert ui.game.scoreboard.query_one("#player-2").has_class("-to-move")
-        assert not ui.game.scoreboard.query_one("#player-1").has_class("-to-move")
+        assert ui.to_move_card() == 1
+        assert ui.to_move_card() != 0
 
 
 @pytest.mark.parametrize("by_click", [False, True], ids=["digit", "click"])

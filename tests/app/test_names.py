@@ -13,13 +13,12 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from textual.pilot import Pilot
 
-from app.conftest import inside, painted
+from app.conftest import PartView, inside, painted
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.names import MAX_NAME_LENGTH, NAME_WIDTH, clean_name, short
 from tictactoe.series import Series
-from tictactoe.widgets.scoreboard import PlayerCard
 
 TRICKY = [
     "[bold]Eve[/]",
@@ -142,9 +141,10 @@ async def show(app: TicTacToeApp, pilot: Pilot[Any], raw: str) -> tuple[str, str
     assert game is not None
     game.series = series
     await pilot.pause()
-    card = game.scoreboard.query_one("#player-1", PlayerCard)
+    name_line = inside(PartView(game.scoreboard, "player-1"))[0]
     status = game.query_one("#status")
-    return series.players[0].name, inside(card)[0].strip(), painted(status), card.content_size.width
+    room = cell_len(name_line) - 2  # inside the card's padding
+    return series.players[0].name, name_line.strip(), painted(status), room
 
 
 @given(raw=names)
