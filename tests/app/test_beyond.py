@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
-from app.conftest import HOT_SEAT, Driver, Start, painted, wait_for_the_computer
+from app.conftest import HOT_SEAT, Driver, Start, inside, painted, wait_for_the_computer
 from tictactoe.ai import Level, analyse
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
@@ -22,7 +22,7 @@ from tictactoe.record import GameRecord
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.record import RecordScreen
 from tictactoe.series import FirstMove, Player
-from tictactoe.widgets.history import MoveHistory
+from tictactoe.widgets.history import MoveHistory, history_lines
 
 ADA_WINS = (0, 3, 1, 4, 2)
 """Ada (X, moving first) takes the top row while Bob takes two of the middle row."""
@@ -511,3 +511,29 @@ async def test_a_damaged_settings_file_does_not_stop_the_app(start: Start, tmp_p
         ui.app.theme = "textual-light"
         await ui.pilot.pause()
     assert read_json(tmp_path / "settings.json")["theme"] == "textual-light"
+
+
+async def test_the_move_list_is_right_after_resizes_in_a_burst(start: Start) -> None:
+    """Resizes arriving with moves, or after them: the list is drawn for the size it is
+    shown at."""
+
+    def check(ui: Driver, size: tuple[int, int]) -> None:
+        shown = [line.strip() for line in inside(ui.game.query_one(MoveHistory))]
+        shown = [line for line in shown if line]
+        expected = history_lines(ui.series)
+        if shown[0].startswith("… "):
+            expected = expected[int(shown[0].split()[1]) :]
+            shown = shown[1:]
+        assert len(shown) == len(expected), (size, shown)
+        for line, move in zip(shown, expected, strict=True):  # a narrow panel cuts lines short
+            assert line == move or (line.endswith("…") and move.startswith(line[:-1])), size
+
+    async with start(size=(100, 16), **HOT_SEAT) as ui:
+        await ui.press("x")
+        await ui.burst("7", "8", "9", "5", "4", "6", "2", "1")  # eight moves, no line
+        for size in ((100, 40), (60, 16), (200, 27), (100, 16)):
+            await ui.pilot.resize_terminal(*size)
+            await ui.pilot.pause()
+            check(ui, size)
+            await ui.burst("u", "1")
+            check(ui, size)

@@ -143,7 +143,9 @@ async def show(app: TicTacToeApp, pilot: Pilot[Any], raw: str) -> tuple[str, str
     await pilot.pause()
     name_line = inside(PartView(game.scoreboard, "player-1"))[0]
     status = game.query_one("#status")
-    room = cell_len(name_line) - 2  # inside the card's padding
+    card = game.scoreboard.region_of("player-1")
+    assert card is not None
+    room = card.width - 4  # inside the card's border and padding
     return series.players[0].name, name_line.strip(), painted(status), room
 
 

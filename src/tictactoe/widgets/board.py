@@ -14,10 +14,10 @@ from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
-from textual.widget import Widget
 
 from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
+from tictactoe.widgets.drawn import DrawnLines
 
 __all__ = ["Board", "Square", "mark_art"]
 
@@ -47,6 +47,10 @@ _BOXES: Final[dict[str, tuple[str, str, str]]] = {
 }
 
 
+KEPT_ROWS: Final = 1000
+"""Lines of the board kept for reuse; past this many, they are dropped and joined again."""
+
+
 def mark_art(mark: Mark, size: Size) -> str:
     """The biggest drawing of `mark` that fits in `size`."""
     for width, height, lines in _ART[mark]:
@@ -70,7 +74,7 @@ class Square:
 _EMPTY_SQUARES: Final = tuple(Square(None, "") for _ in range(9))
 
 
-class Board(Widget, can_focus=True):
+class Board(DrawnLines, can_focus=True):
     """The grid of squares. It shows a `GameState` and reports the cell a person picks.
 
     It decides nothing about the game: the screen that owns the state reads the keys,
@@ -313,6 +317,8 @@ class Board(Widget, can_focus=True):
                 end = left + width
             if self.size.width > end:
                 pieces.append(Strip.blank(self.size.width - end, gap))
+            if len(self._rows) > KEPT_ROWS:
+                self._rows.clear()
             line = self._rows[key] = Strip.join(pieces)
         return line
 

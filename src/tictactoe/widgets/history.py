@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.reactive import var
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 
 from tictactoe.engine import CELL_NAMES
 from tictactoe.series import Series
 
 __all__ = ["MoveHistory", "history_lines"]
+
+KEPT_LINES: Final = 200
+"""Drawn lines kept for reuse; past this many (a long session, resizes), they are dropped."""
 
 
 def history_lines(series: Series) -> list[str]:
@@ -50,20 +57,29 @@ class MoveHistory(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Moves"
-        self._drawn: list[str] | None = None
-        """The lines last drawn, to repaint only those a new series changes."""
+        self._drawn: tuple[Size, list[str]] | None = None
+        """The lines on show and the size they were made for, to repaint only those a
+        new series changes."""
+        self._strips: dict[tuple[str, int], Strip] = {}
+        """Each line's drawing, by its text and width (a move draws one new line)."""
 
     def watch_series(self, series: Series | None) -> None:
         self.set_class(not (series and series.history()), "-empty")
-        drawn, lines = self._drawn, self._lines()
-        width = self.content_size.width
-        if drawn is None or len(lines) < len(drawn) or not width:
+        size = self.content_size
+        before = self._drawn[1] if self._drawn and self._drawn[0] == size else None
+        lines = self._lines()
+        self._drawn = (size, lines)
+        if before is None or len(lines) < len(before) or not size.width:
             self.refresh()
             return
         # A move adds a line: repaint that one, not the panel (the moves above stay put).
-        changed = [y for y, line in enumerate(lines) if y >= len(drawn) or drawn[y] != line]
+        changed = [y for y, line in enumerate(lines) if y >= len(before) or before[y] != line]
         if changed:
-            self.refresh(*(Region(0, y, width, 1) for y in changed))
+            self.refresh(*(Region(0, y, size.width, 1) for y in changed))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
 
     def _lines(self) -> list[str]:
         """The lines the panel shows at its current size."""
@@ -76,6 +92,18 @@ class MoveHistory(Widget):
             lines = [f"… {hidden} earlier", *lines[-(room - 1) :]] if room > 1 else lines[-1:]
         return lines
 
-    def render(self) -> Content:
-        self._drawn = self._lines()
-        return Content("\n".join(self._drawn))
+    def render_line(self, y: int) -> Strip:
+        """One line of the list, drawn once for its text."""
+        size = self.content_size
+        if self._drawn is None or self._drawn[0] != size:
+            self._drawn = (size, self._lines())  # resized: the whole panel is drawn anew
+        lines = self._drawn[1]
+        text = lines[y] if y < len(lines) else ""
+        strip = self._strips.get((text, size.width))
+        if strip is None:
+            strips = Visual.to_strips(self, Content(text), size.width, 1, self.visual_style)
+            strip = strips[0] if strips else Strip.blank(size.width)
+            if len(self._strips) > KEPT_LINES:
+                self._strips.clear()
+            self._strips[text, size.width] = strip
+        return strip

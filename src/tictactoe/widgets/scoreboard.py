@@ -15,9 +15,9 @@ from textual.reactive import var
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual
-from textual.widget import Widget
 
 from tictactoe.series import Series
+from tictactoe.widgets.drawn import DrawnLines
 
 __all__ = ["PARTS", "Card", "Scoreboard"]
 
@@ -31,6 +31,9 @@ _BOXES: Final[dict[str, tuple[str, str, str]]] = {
     "heavy": ("┏━┓", "┃ ┃", "┗━┛"),
     "double": ("╔═╗", "║ ║", "╚═╝"),
 }
+
+KEPT_DRAWINGS: Final = 64
+"""Drawn parts kept for reuse; past this many, they are dropped and drawn again."""
 
 _MARK_STYLE: Final[dict[str | None, str]] = {"X": "$text-accent", "O": "$text-primary"}
 
@@ -73,7 +76,7 @@ class Card:
         )
 
 
-class Scoreboard(Widget):
+class Scoreboard(DrawnLines):
     """Renders a `Series`; it never changes one.
 
     One widget draws the title, both players' cards and the tally, line by line, from
@@ -129,8 +132,9 @@ class Scoreboard(Widget):
         super().__init__(id=id)
         self._shown: dict[str, object] = {}
         """What each part shows now (a `Card`, the tally's text, the title's)."""
-        self._drawn: dict[str, list[Strip]] = {}
-        """Each part's lines, drawn when first needed after it changed."""
+        self._drawn: dict[tuple[str, object, Size], list[Strip]] = {}
+        """Each part's lines by what it shows and its size, drawn once (a card takes
+        turns between two looks)."""
         self._places: dict[str, Region] | None = None
         """Where each part is, for the current styles and width."""
 
@@ -162,8 +166,6 @@ class Scoreboard(Widget):
         }
         changed = [part for part in PARTS if shown[part] != self._shown.get(part)]
         self._shown = shown
-        for part in changed:
-            self._drawn.pop(part, None)
         if self.is_mounted:
             places = self._layout()
             self.refresh(*(places[part] for part in changed if part in places))
@@ -225,9 +227,12 @@ class Scoreboard(Widget):
     def render_line(self, y: int) -> Strip:
         for part, region in self._layout().items():
             if region.y <= y < region.bottom:
-                lines = self._drawn.get(part)
+                key = (part, self._shown.get(part), region.size)
+                lines = self._drawn.get(key)
                 if lines is None:
-                    lines = self._drawn[part] = self._draw(part, region.size)
+                    if len(self._drawn) > KEPT_DRAWINGS:
+                        self._drawn.clear()  # a long session: the scores have moved on
+                    lines = self._drawn[key] = self._draw(part, region.size)
                 return lines[y - region.y]
         return Strip.blank(self.size.width, RichStyle(bgcolor=self._under().rich_color))
 
