@@ -25,7 +25,7 @@ from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.series import Series
-from tictactoe.widgets.board import Board, mark_art
+from tictactoe.widgets.board import Board, Square, mark_art
 from tictactoe.widgets.scoreboard import Scoreboard
 
 SIZE: Final = (100, 32)
@@ -47,17 +47,21 @@ class SquareView:
     cell: int
 
     @property
+    def widget(self) -> Square:
+        return self.board.square(self.cell)
+
+    @property
     def mark(self) -> Mark | None:
-        return self.board.square(self.cell).mark
+        return self.board.shown(self.cell).mark
 
     @property
     def key(self) -> str:
-        return self.board.square(self.cell).key
+        return self.board.shown(self.cell).key
 
     @property
     def region(self) -> Region:
         """Where the square is on the screen."""
-        return self.board.square_region(self.cell).translate(self.board.content_region.offset)
+        return self.widget.region
 
     @property
     def middle(self) -> tuple[int, int]:
@@ -67,11 +71,11 @@ class SquareView:
 
     @property
     def is_on_screen(self) -> bool:
-        return self.board.is_on_screen
+        return self.widget.is_on_screen
 
     def shows(self, state: str) -> bool:
         """Whether the square shows `state`: "cursor", "win" or "hint"."""
-        return bool(getattr(self.board.square(self.cell), state))
+        return bool(getattr(self.board.shown(self.cell), state))
 
 
 @dataclass(frozen=True)
@@ -86,8 +90,8 @@ def painted(widget: Widget | SquareView | PartView) -> str:
     """The characters `widget` (or one square, or one part of the scoreboard) paints,
     border included, one line per row."""
     if isinstance(widget, SquareView):
-        strips = widget.board.render_lines(widget.board.square_region(widget.cell))
-    elif isinstance(widget, PartView):
+        widget = widget.widget
+    if isinstance(widget, PartView):
         region = widget.scoreboard.region_of(widget.part)
         strips = widget.scoreboard.render_lines(region) if region else []
     else:

@@ -774,10 +774,10 @@ class _Run:
         match = series.match
         marks: tuple[Mark | None, ...] = match.board if match else (None,) * 9
         winning = set(match.winning_cells) if match else set()
-        cursors = {cell for cell in range(9) if board.square(cell).cursor}
+        cursors = {cell for cell in range(9) if board.shown(cell).cursor}
         if cursors != {board.cursor}:
             raise self.fail(f"the cursor is at {board.cursor}, cells {cursors} show it")
-        hints = {cell for cell in range(9) if board.square(cell).hint}
+        hints = {cell for cell in range(9) if board.shown(cell).hint}
         if not all(marks[cell] is None for cell in hints) or (
             hints and series.phase is not Phase.PLAYING
         ):

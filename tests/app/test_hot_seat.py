@@ -171,7 +171,8 @@ async def test_the_square_under_the_mouse_lights_up_and_only_it(start: Start) ->
         board = ui.game.board
 
         def border(cell: int) -> object:
-            top_left = next(iter(board.render_lines(board.square_region(cell))[0]))
+            square = board.square(cell)
+            top_left = next(iter(square.render_lines(square.size.region)[0]))
             return top_left.style
 
         plain = border(0)

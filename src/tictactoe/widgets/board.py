@@ -10,16 +10,18 @@ from typing import ClassVar, Final
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Offset, Region, Size
+from textual.app import ComposeResult
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.widgets.drawn import DrawnLines
 
-__all__ = ["Board", "Square", "mark_art"]
+__all__ = ["Board", "Shown", "Square", "mark_art"]
 
 # Each mark drawn at three sizes: (min width, min height, lines).
 _ART: Final[dict[Mark, tuple[tuple[int, int, tuple[str, ...]], ...]]] = {
@@ -47,10 +49,6 @@ _BOXES: Final[dict[str, tuple[str, str, str]]] = {
 }
 
 
-KEPT_ROWS: Final = 1000
-"""Lines of the board kept for reuse; past this many, they are dropped and joined again."""
-
-
 def mark_art(mark: Mark, size: Size) -> str:
     """The biggest drawing of `mark` that fits in `size`."""
     for width, height, lines in _ART[mark]:
@@ -60,7 +58,7 @@ def mark_art(mark: Mark, size: Size) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Square:
+class Shown:
     """What one square shows: its mark (or its digit key while empty) and its state."""
 
     mark: Mark | None
@@ -71,18 +69,59 @@ class Square:
     hint: bool = False
 
 
-_EMPTY_SQUARES: Final = tuple(Square(None, "") for _ in range(9))
+_NOTHING_SHOWN: Final = tuple(Shown(None, "") for _ in range(9))
 
 
-class Board(DrawnLines, can_focus=True):
+class Square(DrawnLines):
+    """One square of the board. It draws whatever the board says the square shows, and
+    tells the board when it is clicked or the mouse is over it."""
+
+    ALLOW_MAXIMIZE = False
+
+    def __init__(self, cell: int) -> None:
+        super().__init__(id=self.id_for(cell))
+        self.cell = cell
+        """Index of the square, 0 = top-left."""
+
+    @staticmethod
+    def id_for(cell: int) -> str:
+        """The DOM id of the square at index `cell` (0 = top-left)."""
+        return f"cell-{cell}"
+
+    @property
+    def board(self) -> Board:
+        board = self.parent
+        assert isinstance(board, Board)
+        return board
+
+    def render_line(self, y: int) -> Strip:
+        lines = self.board.lines_of(self.cell, self.size)
+        return lines[y] if y < len(lines) else Strip.blank(self.size.width)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(Board.CellChosen(self.cell))
+
+    def on_enter(self, event: events.Enter) -> None:
+        event.stop()
+        self.board.hover(self.cell)
+
+    def on_leave(self, event: events.Leave) -> None:
+        event.stop()
+        if self.board.hovered == self.cell:
+            self.board.hover(None)
+
+
+class Board(Widget, can_focus=True):
     """The grid of squares. It shows a `GameState` and reports the cell a person picks.
 
     It decides nothing about the game: the screen that owns the state reads the keys,
     hears `CellChosen` for a click, and sets `match` and `cursor` to whatever comes of it.
 
-    One widget draws all nine squares, line by line, from its component classes (the
-    look is in app.tcss). A move changes two squares: only their regions are drawn
-    again, with no restyle, and each look is drawn once and then reused.
+    The squares' looks come from the board's component classes (in app.tcss), layered
+    as each square's state asks, not from CSS classes on the squares: a move draws the
+    two squares it changes again, with no restyle, and each look is drawn once and then
+    reused.
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -102,11 +141,21 @@ class Board(DrawnLines, can_focus=True):
 
     DEFAULT_CSS = """
     Board {
+        layout: grid;
+        grid-size: 3 3;
+        grid-gutter: 0 1;
         width: 47;
         max-width: 100%;
         height: 1fr;
         max-height: 21;
-        pointer: pointer;
+
+        & > Square {
+            width: 1fr;
+            height: 1fr;
+            min-width: 3;
+            min-height: 3;
+            pointer: pointer;
+        }
     }
 
     Board:focus-within {
@@ -135,55 +184,37 @@ class Board(DrawnLines, can_focus=True):
         super().__init__(id=id)
         self._holding = 0
         """How many `changes` blocks are open: the squares are shown when the last ends."""
-        self._squares: tuple[Square, ...] = _EMPTY_SQUARES
+        self._shown: tuple[Shown, ...] = _NOTHING_SHOWN
         """What each square shows now."""
-        self._hovered: int | None = None
+        self.hovered: int | None = None
         """The square under the mouse pointer."""
         self._looks: dict[tuple[object, ...], list[Strip]] = {}
-        """Each square's lines drawn so far, by everything they depend on."""
+        """Each look drawn so far, by everything it depends on."""
         self._drawn: list[list[Strip] | None] = [None] * 9
         """The lines each square shows now, once looked up."""
-        self._rows: dict[tuple[int, int, int, int], Strip] = {}
-        """Lines of the board, by the three squares' lines and the line within them."""
-        self._grid: tuple[Size, list[tuple[int, int]], list[tuple[int, int]]] | None = None
-        """The squares' columns and rows, as (offset, length), for the size they were for."""
+
+    def compose(self) -> ComposeResult:
+        for cell in range(9):
+            yield Square(cell)
 
     # What the board shows.
 
-    def square(self, cell: int) -> Square:
+    def shown(self, cell: int) -> Shown:
         """What the square at index `cell` (0 = top-left) shows."""
-        return self._squares[cell]
+        return self._shown[cell]
 
-    def square_region(self, cell: int) -> Region:
-        """Where the square at index `cell` is, relative to the board."""
-        columns, rows = self._columns_and_rows()
-        x, width = columns[cell % 3]
-        y, height = rows[cell // 3]
-        return Region(x, y, width, height)
-
-    def cell_at(self, offset: Offset) -> int | None:
-        """The square at `offset` (relative to the board), or None in a gap or outside."""
-        for cell in range(9):
-            if self.square_region(cell).contains_point(offset):
-                return cell
-        return None
+    def square(self, cell: int) -> Square:
+        """The square widget at index `cell`."""
+        return self.query_one(f"#{Square.id_for(cell)}", Square)
 
     @property
     def art_size(self) -> Size:
         """The room inside the smallest square, so that every mark is drawn at one size."""
-        columns, rows = self._columns_and_rows()
+        squares = list(self.query(Square))
         return Size(
-            max(0, min(width for _, width in columns) - 2),
-            max(0, min(height for _, height in rows) - 2),
+            max(0, min(square.size.width for square in squares) - 2),
+            max(0, min(square.size.height for square in squares) - 2),
         )
-
-    def _columns_and_rows(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-        """Three equal columns with a gap of one between them, and three equal rows, as
-        Textual's grid layout divides the board (the remainder falls where it would)."""
-        size = self.size
-        if self._grid is None or self._grid[0] != size:
-            self._grid = (size, _divide(size.width, gap=1), _divide(size.height, gap=0))
-        return self._grid[1], self._grid[2]
 
     # State flows down.
 
@@ -219,8 +250,8 @@ class Board(DrawnLines, can_focus=True):
         match, cursor, hints, layout = self.match, self.cursor, self.hints, self.key_layout
         board = match.board if match else (None,) * 9
         line = match.winning_cells if match else frozenset()
-        squares = tuple(
-            Square(
+        shown = tuple(
+            Shown(
                 board[cell],
                 layout.key_for(cell),
                 cursor=cell == cursor,
@@ -229,8 +260,8 @@ class Board(DrawnLines, can_focus=True):
             )
             for cell in range(9)
         )
-        changed = [cell for cell in range(9) if squares[cell] != self._squares[cell]]
-        self._squares = squares
+        changed = [cell for cell in range(9) if shown[cell] != self._shown[cell]]
+        self._shown = shown
         self._repaint(*changed)
 
     def _repaint(self, *cells: int) -> None:
@@ -238,12 +269,13 @@ class Board(DrawnLines, can_focus=True):
         for cell in cells:
             self._drawn[cell] = None
         if cells and self.is_mounted:
-            self.refresh(*(self.square_region(cell) for cell in cells))
+            for square in self.query(Square):
+                if square.cell in cells:
+                    square.refresh()
 
     def _forget_looks(self) -> None:
         """The styles or the size changed: every square is drawn anew."""
         self._looks.clear()
-        self._rows.clear()
         self._drawn = [None] * 9
 
     def _cursor_active(self) -> bool:
@@ -251,38 +283,25 @@ class Board(DrawnLines, can_focus=True):
         return self.has_focus and not self.has_class("-inactive")
 
     def on_focus(self) -> None:
-        self._repaint(*(cell for cell in range(9) if self._squares[cell].cursor))
+        self._repaint(*(cell for cell in range(9) if self._shown[cell].cursor))
 
     def on_blur(self) -> None:
-        self._repaint(*(cell for cell in range(9) if self._squares[cell].cursor))
+        self._repaint(*(cell for cell in range(9) if self._shown[cell].cursor))
 
     def notify_style_update(self) -> None:
         """The theme or the board's classes changed: every look is drawn anew."""
         super().notify_style_update()
         self._forget_looks()
-        self.refresh()
+        self._repaint(*range(9))
 
     def on_resize(self) -> None:
-        self._forget_looks()
+        self._forget_looks()  # a new size may need another drawing of the marks
 
-    # Input: the mouse. (The keys are the screen's.)
-
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        self._hover(self.cell_at(event.offset))
-
-    def on_leave(self) -> None:
-        self._hover(None)
-
-    def _hover(self, cell: int | None) -> None:
-        if cell != self._hovered:
-            before, self._hovered = self._hovered, cell
+    def hover(self, cell: int | None) -> None:
+        """The mouse is over square `cell` now (None: over none)."""
+        if cell != self.hovered:
+            before, self.hovered = self.hovered, cell
             self._repaint(*(square for square in (before, cell) if square is not None))
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        cell = self.cell_at(event.offset)
-        if cell is not None:
-            self.post_message(self.CellChosen(cell))
 
     def move_cursor(self, rows: int, columns: int) -> None:
         """Move the cursor one square; at an edge it stays put rather than wrap."""
@@ -290,77 +309,41 @@ class Board(DrawnLines, can_focus=True):
         column = min(2, max(0, self.cursor % 3 + columns))
         self.cursor = row * 3 + column
 
-    # Drawing.
+    # Drawing: each square asks for its lines.
 
-    def render_line(self, y: int) -> Strip:
-        columns, rows = self._columns_and_rows()
-        found = [
-            (row, top, height) for row, (top, height) in enumerate(rows) if top <= y < top + height
-        ]
-        if not found:
-            return Strip.blank(self.size.width, self._gap_style())
-        row, top, height = found[0]
-        looks = [
-            self._lines(row * 3 + column, Size(width, height))
-            for column, (_, width) in enumerate(columns)
-        ]
-        key = (id(looks[0]), id(looks[1]), id(looks[2]), y - top)
-        line = self._rows.get(key)
-        if line is None:
-            gap = self._gap_style()
-            pieces: list[Strip] = []
-            end = 0
-            for (left, width), look in zip(columns, looks, strict=True):
-                if left > end:
-                    pieces.append(Strip.blank(left - end, gap))
-                pieces.append(look[y - top])
-                end = left + width
-            if self.size.width > end:
-                pieces.append(Strip.blank(self.size.width - end, gap))
-            if len(self._rows) > KEPT_ROWS:
-                self._rows.clear()
-            line = self._rows[key] = Strip.join(pieces)
-        return line
-
-    def _gap_style(self) -> Style:
-        return Style(bgcolor=self.background_colors[1].rich_color)
-
-    def _lines(self, cell: int, size: Size) -> list[Strip]:
-        """The lines of the square at `cell`, drawn once for each look."""
+    def lines_of(self, cell: int, size: Size) -> list[Strip]:
+        """The lines of the square at `cell`, at `size`: each look is drawn once."""
         lines = self._drawn[cell]
-        if lines is None or len(lines) != size.height:
-            lines = self._drawn[cell] = self._square_lines(cell, size)
+        if lines is None or len(lines) != size.height or lines[0].cell_length != size.width:
+            shown = self._shown[cell]
+            layers = self._layers(cell)
+            text = shown.key if shown.mark is None else mark_art(shown.mark, self.art_size)
+            key = (layers, text, size)
+            lines = self._looks.get(key)
+            if lines is None:
+                lines = self._looks[key] = self._draw_square(layers, text, size)
+            self._drawn[cell] = lines
         return lines
 
     def _layers(self, cell: int) -> tuple[str, ...]:
         """The component classes a square's look is made of, in the order they apply."""
-        square = self._squares[cell]
+        shown = self._shown[cell]
         layers = ["board--square"]
-        if cell == self._hovered:
+        if cell == self.hovered:
             layers.append("board--hover")
         layers.append(
-            "board--empty" if square.mark is None else f"board--{square.mark.value.lower()}"
+            "board--empty" if shown.mark is None else f"board--{shown.mark.value.lower()}"
         )
         active = self._cursor_active()
-        if square.cursor and not active:
+        if shown.cursor and not active:
             layers.append("board--cursor-idle")
-        if square.hint:
+        if shown.hint:
             layers.append("board--hint")
-        if square.cursor and active:
+        if shown.cursor and active:
             layers.append("board--cursor")
-        if square.win:
+        if shown.win:
             layers.append("board--win")
         return tuple(layers)
-
-    def _square_lines(self, cell: int, size: Size) -> list[Strip]:
-        square = self._squares[cell]
-        layers = self._layers(cell)
-        text = square.key if square.mark is None else mark_art(square.mark, self.art_size)
-        key = (layers, text, size)
-        lines = self._looks.get(key)
-        if lines is None:
-            lines = self._looks[key] = self._draw_square(layers, text, size)
-        return lines
 
     def _draw_square(self, layers: tuple[str, ...], text: str, size: Size) -> list[Strip]:
         """A square's lines: a border around `text`, centred, as the layers style it."""
@@ -387,38 +370,24 @@ class Board(DrawnLines, can_focus=True):
         top = max(0, (inner_height - len(art)) // 2)
 
         def edge_line(chars: str) -> Strip:
-            if width < 2:
-                return Strip([Segment(chars[0][:width], border)], width)
-            return Strip([Segment(chars[0] + chars[1] * inner_width + chars[2], border)], width)
+            line = chars[0] + chars[1] * inner_width + chars[2] if width >= 2 else chars[0]
+            return Strip([Segment(line[:width], border)], width)
 
         def content_line(row: int) -> Strip:
             line = art[row - top] if 0 <= row - top < len(art) else ""
             line = (" " * left + line)[:inner_width]
-            segments = [Segment(box[1][0], border)]
-            if line.strip():
-                start = len(line) - len(line.lstrip())
-                segments += [
-                    Segment(" " * start, fill),
-                    Segment(line[start:], ink),
-                    Segment(" " * (inner_width - len(line)), fill),
-                ]
-            else:
-                segments.append(Segment(" " * inner_width, fill))
-            segments.append(Segment(box[1][2], border))
-            return Strip(segments, width).crop(0, width)
+            # The blanks around the drawing take its style: they look the same, and the
+            # line goes out as three runs of one style each.
+            inside = line.ljust(inner_width)
+            segments = [
+                Segment(box[1][0], border),
+                Segment(inside, ink if line.strip() else fill),
+                Segment(box[1][2], border),
+            ]
+            return Strip(segments).crop(0, width)
 
         lines = [edge_line(box[0])]
         lines += [content_line(row) for row in range(inner_height)]
         if height > 1:
             lines.append(edge_line(box[2]))
         return lines[:height]
-
-
-def _divide(total: int, *, gap: int) -> list[tuple[int, int]]:
-    """Three equal parts of `total` with `gap` between them, as (offset, length), where
-    Textual's grid layout puts them: each edge at the floor of its exact place."""
-    room = max(0, total - 2 * gap)
-    return [
-        (room * part // 3 + part * gap, room * (part + 1) // 3 - room * part // 3)
-        for part in range(3)
-    ]
