@@ -17,7 +17,6 @@ from typing import ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
@@ -31,6 +30,7 @@ from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import CellTaken, Series, SeriesError
 from tictactoe.widgets.board import Board
+from tictactoe.widgets.drawn import KeptHorizontal, KeptVertical
 from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.history import MoveHistory
 from tictactoe.widgets.scoreboard import Scoreboard
@@ -125,11 +125,11 @@ class GameScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="main"):
-            with Vertical(id="play"):
+        with KeptHorizontal(id="main"):
+            with KeptVertical(id="play"):
                 yield Board(id="board")
                 yield StatusLine(id="status")
-            with Vertical(id="sidebar"):
+            with KeptVertical(id="sidebar"):
                 yield Scoreboard()
                 yield MoveHistory(id="history")
         yield Footer()

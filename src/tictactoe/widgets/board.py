@@ -15,11 +15,10 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
-from textual.widget import Widget
 
 from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.widgets.drawn import DrawnLines
+from tictactoe.widgets.drawn import DrawnLines, KeptLines
 
 __all__ = ["Board", "Shown", "Square", "mark_art"]
 
@@ -112,7 +111,7 @@ class Square(DrawnLines):
             self.board.hover(None)
 
 
-class Board(Widget, can_focus=True):
+class Board(KeptLines, can_focus=True):
     """The grid of squares. It shows a `GameState` and reports the cell a person picks.
 
     It decides nothing about the game: the screen that owns the state reads the keys,
@@ -192,10 +191,12 @@ class Board(Widget, can_focus=True):
         """Each look drawn so far, by everything it depends on."""
         self._drawn: list[list[Strip] | None] = [None] * 9
         """The lines each square shows now, once looked up."""
+        self._squares = [Square(cell) for cell in range(9)]
+        self._art_size: tuple[Size, Size] | None = None
+        """The room inside the smallest square, and the board size it was measured at."""
 
     def compose(self) -> ComposeResult:
-        for cell in range(9):
-            yield Square(cell)
+        yield from self._squares
 
     # What the board shows.
 
@@ -205,16 +206,18 @@ class Board(Widget, can_focus=True):
 
     def square(self, cell: int) -> Square:
         """The square widget at index `cell`."""
-        return self.query_one(f"#{Square.id_for(cell)}", Square)
+        return self._squares[cell]
 
     @property
     def art_size(self) -> Size:
         """The room inside the smallest square, so that every mark is drawn at one size."""
-        squares = list(self.query(Square))
-        return Size(
-            max(0, min(square.size.width for square in squares) - 2),
-            max(0, min(square.size.height for square in squares) - 2),
-        )
+        if self._art_size is None or self._art_size[1] != self.size:
+            room = Size(
+                max(0, min(square.size.width for square in self._squares) - 2),
+                max(0, min(square.size.height for square in self._squares) - 2),
+            )
+            self._art_size = (room, self.size)
+        return self._art_size[0]
 
     # State flows down.
 
@@ -269,9 +272,8 @@ class Board(Widget, can_focus=True):
         for cell in cells:
             self._drawn[cell] = None
         if cells and self.is_mounted:
-            for square in self.query(Square):
-                if square.cell in cells:
-                    square.refresh()
+            for cell in cells:
+                self._squares[cell].refresh()
 
     def _forget_looks(self) -> None:
         """The styles or the size changed: every square is drawn anew."""
@@ -295,6 +297,7 @@ class Board(Widget, can_focus=True):
         self._repaint(*range(9))
 
     def on_resize(self) -> None:
+        self._art_size = None
         self._forget_looks()  # a new size may need another drawing of the marks
 
     def hover(self, cell: int | None) -> None:

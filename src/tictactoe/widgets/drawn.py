@@ -1,22 +1,65 @@
-"""Widgets that draw every cell of their lines themselves, and keep what they drew."""
+"""Widgets that keep the lines they rendered, and widgets that draw their lines whole."""
 
 from __future__ import annotations
 
-from textual.geometry import Region
+from typing import Any, Self
+
+from textual.containers import Horizontal, Vertical
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-__all__ = ["DrawnLines"]
+__all__ = ["DrawnLines", "KeptHorizontal", "KeptLines", "KeptVertical"]
 
 
-class DrawnLines(Widget):
-    """A widget whose `render_line` returns whole, finished lines that it keeps and reuses.
+class KeptLines(Widget):
+    """A widget that answers with the lines it gave last time, until it changes.
+
+    Textual asks every widget in the box around a frame's changes for its lines, changed
+    or not, and a widget styled by CSS goes over each of its lines again to answer. The
+    lines of this one can only change when it is refreshed, restyled or resized (or the
+    terminal's colour filters change): until then, the same list is the answer.
+    """
+
+    def __init__(self, *children: Widget, **options: Any) -> None:
+        super().__init__(*children, **options)
+        self._kept: tuple[tuple[Region, Size, tuple[int, ...]], list[Strip]] | None = None
+        """The lines last rendered, and what they were rendered for."""
+
+    def refresh(self, *regions: Region, **changes: Any) -> Self:
+        self._kept = None
+        return super().refresh(*regions, **changes)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._kept = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        key = (crop, self.size, tuple(map(id, self.get_line_filters())))
+        if self._kept is None or self._kept[0] != key:
+            self._kept = (key, self.fresh_lines(crop))
+        return self._kept[1]
+
+    def fresh_lines(self, crop: Region) -> list[Strip]:
+        """The lines of `crop`, rendered now."""
+        return super().render_lines(crop)
+
+
+class KeptVertical(Vertical, KeptLines):
+    """A column that only lays out its children: its own lines are kept."""
+
+
+class KeptHorizontal(Horizontal, KeptLines):
+    """A row that only lays out its children: its own lines are kept."""
+
+
+class DrawnLines(KeptLines):
+    """A widget whose `render_line` returns whole, finished lines.
 
     Textual passes every line a widget renders through a styling step for its border,
     padding, tint and opacity, which copies the line each time, so that the terminal's
     colour filter must convert it again too. A subclass has none of those (it draws its
-    own borders): its lines go out as drawn, and a line drawn before costs a dictionary
-    lookup.
+    own borders): its lines go out as drawn.
     """
 
     DEFAULT_CSS = """
@@ -26,7 +69,7 @@ class DrawnLines(Widget):
     }
     """
 
-    def render_lines(self, crop: Region) -> list[Strip]:
+    def fresh_lines(self, crop: Region) -> list[Strip]:
         filters = self.get_line_filters()
         background = self.background_colors[1]
         lines = []
