@@ -8,7 +8,6 @@ from textual.content import Content
 from textual.geometry import Region, Size
 from textual.reactive import var
 from textual.strip import Strip
-from textual.visual import Visual
 from textual.widget import Widget
 
 from tictactoe.engine import CELL_NAMES
@@ -101,8 +100,10 @@ class MoveHistory(Widget):
         text = lines[y] if y < len(lines) else ""
         strip = self._strips.get((text, size.width))
         if strip is None:
-            strips = Visual.to_strips(self, Content(text), size.width, 1, self.visual_style)
-            strip = strips[0] if strips else Strip.blank(size.width)
+            # One line, cut short with an ellipsis (the panel's text-overflow), in the
+            # panel's style: what Textual's general text rendering would give, sooner.
+            line = Content(text).truncate(size.width, ellipsis=True, pad=True)
+            strip = Strip(line.render_segments(self.visual_style), size.width)
             if len(self._strips) > KEPT_LINES:
                 self._strips.clear()
             self._strips[text, size.width] = strip
