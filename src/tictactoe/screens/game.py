@@ -110,28 +110,33 @@ class GameScreen(Screen[None]):
         self._handing_over = False
         """True from `s` or `?` until the game is on top again: later keys are the record's
         or the help's, passed on to it in turn."""
+        # The widgets the series is shown on, made here and kept (a move updates them all).
+        self._board = Board(id="board")
+        self._status = StatusLine(id="status")
+        self._scoreboard = Scoreboard()
+        self._history = MoveHistory(id="history")
 
     @property
     def board(self) -> Board:
-        return self.query_one(Board)
+        return self._board
 
     @property
     def scoreboard(self) -> Scoreboard:
-        return self.query_one(Scoreboard)
+        return self._scoreboard
 
     @property
     def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
+        return self._status
 
     def compose(self) -> ComposeResult:
         yield Header()
         with KeptHorizontal(id="main"):
             with KeptVertical(id="play"):
-                yield Board(id="board")
-                yield StatusLine(id="status")
+                yield self._board
+                yield self._status
             with KeptVertical(id="sidebar"):
-                yield Scoreboard()
-                yield MoveHistory(id="history")
+                yield self._scoreboard
+                yield self._history
         yield Footer()
         yield TooSmall()
 
@@ -154,7 +159,7 @@ class GameScreen(Screen[None]):
         self.board.match = series.match
         self.board.hints = ()
         self.scoreboard.series = series
-        self.query_one(MoveHistory).series = series
+        self._history.series = series
         self.status.show(series, self.notice)
         if series.played > old.played:
             self.post_message(self.MatchFinished(series))
