@@ -18,7 +18,7 @@ from textual.strip import Strip
 
 from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.widgets.drawn import DrawnLines, KeptLines
+from tictactoe.widgets.drawn import BOXES, DrawnLines, KeptLines
 
 __all__ = ["Board", "Shown", "Square", "mark_art"]
 
@@ -36,15 +36,6 @@ _ART: Final[dict[Mark, tuple[tuple[int, int, tuple[str, ...]], ...]]] = {
         (3, 3, ("╭─╮", "│ │", "╰─╯")),
         (1, 1, ("O",)),
     ),
-}
-
-# The box characters of the borders a square can have: (top, middle, bottom) rows of
-# (left, fill, right), as Textual draws the border types of the same names.
-_BOXES: Final[dict[str, tuple[str, str, str]]] = {
-    "round": ("╭─╮", "│ │", "╰─╯"),
-    "heavy": ("┏━┓", "┃ ┃", "┗━┛"),
-    "double": ("╔═╗", "║ ║", "╚═╝"),
-    "dashed": ("┏╍┓", "╏ ╏", "┗╍┛"),
 }
 
 
@@ -362,7 +353,7 @@ class Board(KeptLines, can_focus=True):
         ink = Style.from_color((background + color).rich_color, background.rich_color)
         ink += styles.text_style
         edge, edge_color = styles.border_top
-        box = _BOXES.get(edge, _BOXES["round"])
+        box = BOXES.get(edge, BOXES["round"])
         border = Style.from_color((under + edge_color).rich_color, background.rich_color)
 
         width, height = size

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-__all__ = ["DrawnLines", "KeptHorizontal", "KeptLines", "KeptVertical"]
+__all__ = ["BOXES", "DrawnLines", "KeptHorizontal", "KeptLines", "KeptVertical"]
+
+BOXES: Final[dict[str, tuple[str, str, str]]] = {
+    "round": ("╭─╮", "│ │", "╰─╯"),
+    "heavy": ("┏━┓", "┃ ┃", "┗━┛"),
+    "double": ("╔═╗", "║ ║", "╚═╝"),
+    "dashed": ("┏╍┓", "╏ ╏", "┗╍┛"),
+}
+"""The borders a widget here draws itself: (top, middle, bottom) rows of (left, fill,
+right), as Textual draws the border types of the same names."""
 
 
 class KeptLines(Widget):

@@ -17,20 +17,12 @@ from textual.style import Style
 from textual.visual import Visual
 
 from tictactoe.series import Series
-from tictactoe.widgets.drawn import DrawnLines
+from tictactoe.widgets.drawn import BOXES, DrawnLines
 
 __all__ = ["PARTS", "Card", "Scoreboard"]
 
 PARTS: Final = ("title", "player-1", "player-2", "tally")
 """The scoreboard's parts, top to bottom."""
-
-# The box characters of the borders a card can have: (top, middle, bottom) rows of
-# (left, fill, right), as Textual draws the border types of the same names.
-_BOXES: Final[dict[str, tuple[str, str, str]]] = {
-    "round": ("╭─╮", "│ │", "╰─╯"),
-    "heavy": ("┏━┓", "┃ ┃", "┗━┛"),
-    "double": ("╔═╗", "║ ║", "╚═╝"),
-}
 
 KEPT_DRAWINGS: Final = 64
 """Drawn parts kept for reuse; past this many, they are dropped and drawn again."""
@@ -288,7 +280,7 @@ class Scoreboard(DrawnLines):
         if not bordered:
             return body
         kind, border_color = styles.border_top
-        box = _BOXES.get(kind, _BOXES["round"])
+        box = BOXES.get(kind, BOXES["round"])
         ink = RichStyle.from_color((under + border_color).rich_color, background.rich_color)
         left, right = Segment(box[1][0], ink), Segment(box[1][2], ink)
         lines = [Strip([Segment(box[0][0] + box[0][1] * (width - 2) + box[0][2], ink)], width)]
