@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING
 from textual import widgets
 from textual.reactive import Reactive
 
+from tictactoe.widgets.drawn import KeptLines
+
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
 __all__ = ["Footer"]
 
 
-class Footer(widgets.Footer):
-    """The same footer, drawn the same; it skips two kinds of work that show nothing.
+class Footer(widgets.Footer, KeptLines):
+    """The same footer, drawn the same; it skips three kinds of work that show nothing.
 
     - Textual makes each key compact, then binds it to the footer's own (not compact)
       style, and each of the two steps restyles the key: a dozen restyles a footer,
@@ -24,6 +26,8 @@ class Footer(widgets.Footer):
       that its keys changed as it is covered, and Textual rebuilds its footer there,
       out of sight. Here a footer that shows keys keeps them until its screen is on
       top again, when Textual asks for them anew anyway.
+    - Textual asks it for its lines on every frame of its screen, wherever the change
+      was: it keeps them (`KeptLines`) until it changes.
     """
 
     def compose(self) -> ComposeResult:
