@@ -108,3 +108,21 @@ async def test_every_size_shows_either_the_whole_board_or_the_one_line(start: St
             else:
                 assert not any(cell.is_on_screen for cell in cells), (width, height)
             ui.assert_board_matches_match()
+
+
+async def test_every_mark_is_redrawn_when_the_board_shrinks_past_a_drawing_size(
+    start: Start,
+) -> None:
+    """At 35 columns the squares are 11, 11, 11 wide and show the big X; at 34 they are
+    10, 11, 11, so every mark takes the middle drawing, even in the two squares whose own
+    size did not change."""
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "7", "8", "9")
+        board = ui.game.board
+        board.styles.width = 35
+        await ui.pilot.pause()
+        ui.assert_board_matches_match()
+        board.styles.width = 34
+        await ui.pilot.pause()
+        assert [ui.cell(cell).region.width for cell in range(3)] == [10, 11, 11]
+        ui.assert_board_matches_match()

@@ -288,8 +288,11 @@ class Board(KeptLines, can_focus=True):
         self._repaint(*range(9))
 
     def on_resize(self) -> None:
+        # A new size may need another drawing of the marks, in every square, even one
+        # whose own size did not change.
         self._art_size = None
-        self._forget_looks()  # a new size may need another drawing of the marks
+        self._forget_looks()
+        self._repaint(*range(9))
 
     def hover(self, cell: int | None) -> None:
         """The mouse is over square `cell` now (None: over none)."""
