@@ -11,6 +11,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
+from textual.color import WHITE
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
@@ -18,7 +19,7 @@ from textual.strip import Strip
 
 from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.widgets.drawn import BOXES, DrawnLines, KeptLines
+from tictactoe.widgets.drawn import BOXES, DrawnLines, KeptLines, edge_line, look_colours
 
 __all__ = ["Board", "Shown", "Square", "mark_art"]
 
@@ -346,12 +347,7 @@ class Board(KeptLines, can_focus=True):
         """A square's lines: a border around `text`, centred, as the layers style it."""
         styles = self.get_component_styles(*layers)
         under = self.background_colors[1]
-        background = under
-        if styles.has_rule("background"):
-            background = under + styles.background.tint(styles.background_tint)
-        color = styles.color.multiply_alpha(styles.text_opacity)
-        if styles.auto_color:
-            color = background.get_contrast_text(color.a)
+        background, color = look_colours(styles, under, self.visual_style.foreground or WHITE)
         fill = Style(bgcolor=background.rich_color)
         ink = Style.from_color((background + color).rich_color, background.rich_color)
         ink += styles.text_style
@@ -366,10 +362,6 @@ class Board(KeptLines, can_focus=True):
         left = max(0, (inner_width - art_width) // 2)
         top = max(0, (inner_height - len(art)) // 2)
 
-        def edge_line(chars: str) -> Strip:
-            line = chars[0] + chars[1] * inner_width + chars[2] if width >= 2 else chars[0]
-            return Strip([Segment(line[:width], border)], width)
-
         def content_line(row: int) -> Strip:
             line = art[row - top] if 0 <= row - top < len(art) else ""
             line = (" " * left + line)[:inner_width]
@@ -383,8 +375,8 @@ class Board(KeptLines, can_focus=True):
             ]
             return Strip(segments).crop(0, width)
 
-        lines = [edge_line(box[0])]
+        lines = [edge_line(box[0], width, border)]
         lines += [content_line(row) for row in range(inner_height)]
         if height > 1:
-            lines.append(edge_line(box[2]))
+            lines.append(edge_line(box[2], width, border))
         return lines[:height]

@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from typing import Any, Final, Self
 
+from rich.segment import Segment
+from rich.style import Style
+from textual.color import Color
 from textual.containers import Horizontal, Vertical
+from textual.css.styles import RenderStyles
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-__all__ = ["BOXES", "DrawnLines", "KeptHorizontal", "KeptLines", "KeptVertical"]
+__all__ = [
+    "BOXES",
+    "DrawnLines",
+    "KeptHorizontal",
+    "KeptLines",
+    "KeptVertical",
+    "edge_line",
+    "look_colours",
+]
 
 BOXES: Final[dict[str, tuple[str, str, str]]] = {
     "round": ("╭─╮", "│ │", "╰─╯"),
@@ -19,6 +31,27 @@ BOXES: Final[dict[str, tuple[str, str, str]]] = {
 }
 """The borders a widget here draws itself: (top, middle, bottom) rows of (left, fill,
 right), as Textual draws the border types of the same names."""
+
+
+def look_colours(styles: RenderStyles, under: Color, inherited: Color) -> tuple[Color, Color]:
+    """The background and the text colour of a look drawn over `under`, worked out from
+    its (component) styles as Textual does for a widget: a background blends over what
+    is under it, an `auto` colour contrasts with the background, else `inherited`."""
+    background = under
+    if styles.has_rule("background"):
+        background = under + styles.background.tint(styles.background_tint)
+    colour = inherited
+    if styles.has_rule("color"):
+        colour = styles.color.multiply_alpha(styles.text_opacity)
+        if styles.auto_color:
+            colour = background.get_contrast_text(colour.a)
+    return background, colour
+
+
+def edge_line(chars: str, width: int, style: Style) -> Strip:
+    """A top or bottom border `width` cells wide, from a (left, fill, right) row of `BOXES`."""
+    line = chars[0] + chars[1] * max(0, width - 2) + chars[2] if width >= 2 else chars[0]
+    return Strip([Segment(line[:width], style)], width)
 
 
 class KeptLines(Widget):

@@ -7,7 +7,7 @@ from typing import ClassVar, Final
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from textual.color import Color
+from textual.color import WHITE, Color
 from textual.content import Content
 from textual.css.styles import RenderStyles
 from textual.geometry import Region, Size
@@ -17,7 +17,7 @@ from textual.style import Style
 from textual.visual import Visual
 
 from tictactoe.series import Series
-from tictactoe.widgets.drawn import BOXES, DrawnLines
+from tictactoe.widgets.drawn import BOXES, DrawnLines, edge_line, look_colours
 
 __all__ = ["PARTS", "Card", "Scoreboard"]
 
@@ -235,14 +235,7 @@ class Scoreboard(DrawnLines):
         """The lines of `part`: its text, padded and boxed as its component styles say."""
         styles = self._styles_of(part)
         under = self._under()
-        background = under
-        if styles.has_rule("background"):
-            background = under + styles.background.tint(styles.background_tint)
-        color = self.visual_style.foreground or Color(255, 255, 255)
-        if styles.has_rule("color"):
-            color = styles.color.multiply_alpha(styles.text_opacity)
-            if styles.auto_color:
-                color = background.get_contrast_text(color.a)
+        background, color = look_colours(styles, under, self.visual_style.foreground or WHITE)
         text_style = styles.text_style
         base = Style(
             background=background,
@@ -283,9 +276,9 @@ class Scoreboard(DrawnLines):
         box = BOXES.get(kind, BOXES["round"])
         ink = RichStyle.from_color((under + border_color).rich_color, background.rich_color)
         left, right = Segment(box[1][0], ink), Segment(box[1][2], ink)
-        lines = [Strip([Segment(box[0][0] + box[0][1] * (width - 2) + box[0][2], ink)], width)]
+        lines = [edge_line(box[0], width, ink)]
         lines += [Strip([left, *line, right], width) for line in body]
-        lines.append(Strip([Segment(box[2][0] + box[2][1] * (width - 2) + box[2][2], ink)], width))
+        lines.append(edge_line(box[2], width, ink))
         return lines
 
 
