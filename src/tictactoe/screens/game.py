@@ -107,6 +107,8 @@ class GameScreen(Screen[None]):
         """True while the mark dialog is open."""
         self._leaving = False
         """True once the session is ending: input still queued is dropped."""
+        self._queued = 0
+        """How many intents wait their turn (`submit`)."""
         self._handing_over = False
         """True from `s` or `?` until the game is on top again: later keys are the record's
         or the help's, passed on to it in turn."""
@@ -146,7 +148,9 @@ class GameScreen(Screen[None]):
         self.board.key_layout = self.key_layout
         self.watch_series(self.series, self.series)
         self.board.focus()
-        self.submit(self._next_step)  # behind any key that arrived before the screen was up
+        # Behind any key that arrived before the screen was up; with none, at once, so
+        # that the first frame already shows the mark dialog.
+        self._in_turn(self._next_step)
 
     def on_resize(self, event: events.Resize) -> None:
         """Back above the minimum size, the board takes the keys again."""
@@ -166,11 +170,11 @@ class GameScreen(Screen[None]):
 
     def on_screen_suspend(self) -> None:
         """A dialog or the help is on top: keys no longer reach the board, and it shows."""
-        self.query(Board).add_class("-inactive")
+        self.board.covered = True
 
     def on_screen_resume(self) -> None:
         self._handing_over = False
-        self.query(Board).remove_class("-inactive")
+        self.board.covered = False
         self._take_focus()
 
     def _take_focus(self) -> None:
@@ -199,11 +203,20 @@ class GameScreen(Screen[None]):
 
     def submit(self, intent: Intent) -> None:
         """Queue `intent` behind every input that arrived before it; after quitting, drop it."""
+        self._queued += 1
 
         def in_turn() -> Awaitable[object] | None:
+            self._queued -= 1
             return None if self._leaving else intent()
 
         self.call_next(in_turn)
+
+    def _in_turn(self, step: Callable[[], None]) -> None:
+        """Run `step` now if no input waits to be read before it, else queue it behind."""
+        if self._queued:
+            self.submit(step)
+        else:
+            step()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Below the minimum size only the "enlarge" line shows: the game's keys do nothing.
@@ -326,7 +339,7 @@ class GameScreen(Screen[None]):
         self._cancel_computer()
         if series.person_choosing is not None:
             # In turn: a mark already typed ahead (before the dialog could be up) goes first.
-            self.submit(self._ask_for_mark)
+            self._in_turn(self._ask_for_mark)
 
     def _ask_for_mark(self) -> None:
         chooser = self.series.person_choosing

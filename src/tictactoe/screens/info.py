@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
+from rich.console import RenderableType
 from textual import events
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
+from tictactoe.screens.backdrop import dimmed
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 
 __all__ = ["InfoScreen"]
@@ -30,6 +32,9 @@ class InfoScreen(ModalScreen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         skip_echoed_resize(self, event)
+
+    def render(self) -> RenderableType:
+        return dimmed(super().render())
 
     def action_close(self) -> None:
         self.dismiss(None)

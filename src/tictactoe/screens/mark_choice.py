@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
+from rich.console import RenderableType
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,6 +15,7 @@ from textual.widgets import Button, Label, Static
 
 from tictactoe.engine import Mark
 from tictactoe.names import short
+from tictactoe.screens.backdrop import dimmed
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.widgets.too_small import TooSmall
 
@@ -51,6 +53,9 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
 
     def on_resize(self, event: events.Resize) -> None:
         skip_echoed_resize(self, event)
+
+    def render(self) -> RenderableType:
+        return dimmed(super().render())
 
     def compose(self) -> ComposeResult:
         ask = ", choose your mark"

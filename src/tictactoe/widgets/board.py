@@ -148,10 +148,6 @@ class Board(KeptLines, can_focus=True):
             pointer: pointer;
         }
     }
-
-    Board:focus-within {
-        background-tint: transparent;
-    }
     """
 
     match: var[GameState | None] = var(None)
@@ -184,6 +180,7 @@ class Board(KeptLines, can_focus=True):
         self._drawn: list[list[Strip] | None] = [None] * 9
         """The lines each square shows now, once looked up."""
         self._squares = [Square(cell) for cell in range(9)]
+        self._covered = False
         self._art_size: tuple[Size, Size] | None = None
         """The room inside the smallest square, and the board size it was measured at."""
 
@@ -272,9 +269,27 @@ class Board(KeptLines, can_focus=True):
         self._looks.clear()
         self._drawn = [None] * 9
 
+    @property
+    def covered(self) -> bool:
+        """Whether a dialog or another screen is over the board and takes the keys."""
+        return self._covered
+
+    @covered.setter
+    def covered(self, covered: bool) -> None:
+        if covered != self._covered:
+            self._covered = covered
+            self._repaint(*(cell for cell in range(9) if self._shown[cell].cursor))
+
     def _cursor_active(self) -> bool:
         """The cursor looks active only while the keys come to the board."""
-        return self.has_focus and not self.has_class("-inactive")
+        return self.has_focus and not self._covered
+
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        """Focus restyles nothing: no rule styles the board or its squares by it. It
+        shows in the cursor's look alone, which the board draws (`on_focus`, `on_blur`).
+
+        (Textual would restyle the board and its nine squares, twice each.)
+        """
 
     def on_focus(self) -> None:
         self._repaint(*(cell for cell in range(9) if self._shown[cell].cursor))
