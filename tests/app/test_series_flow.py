@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from textual.screen import Screen
 from textual.widgets import Markdown
 
-from app.conftest import HOT_SEAT, SIZE, Driver, Start, make_config
-from tictactoe.app import TicTacToeApp
+from app.conftest import HOT_SEAT, Driver, Start
 from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
@@ -27,24 +23,6 @@ async def test_the_first_match_opens_the_modal_for_player_one(start: Start) -> N
         assert ui.series.match is None
         assert ui.marks() == (None,) * 9
         assert ui.status() == "Ada is choosing a mark…"
-
-
-async def test_the_first_frame_already_shows_the_mark_dialog() -> None:
-    """The dialog opens as the game screen is made: no frame of the board alone comes first."""
-    app = TicTacToeApp(make_config(**HOT_SEAT))
-    display = app._display
-    on_top: list[type[Screen[Any]]] = []
-
-    def watched(screen: Screen[Any], renderable: Any) -> None:
-        if renderable is not None:
-            on_top.append(type(app.screen))
-        display(screen, renderable)
-
-    app._display = watched  # type: ignore[method-assign]
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert on_top
-        assert on_top[0] is MarkChoiceScreen
 
 
 async def test_the_mark_buttons_can_be_clicked(start: Start) -> None:

@@ -1,0 +1,55 @@
+"""What start-up draws first, and the work it leaves out on the way there."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from textual.css.stylesheet import Stylesheet
+from textual.screen import Screen
+
+from app.conftest import HOT_SEAT, SIZE, make_config
+from tictactoe.app import TicTacToeApp
+from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.widgets.board import Board, Square
+
+
+async def test_the_first_frame_already_shows_the_mark_dialog() -> None:
+    """The dialog opens as the game screen is made: no frame of the board alone comes first."""
+    app = TicTacToeApp(make_config(**HOT_SEAT))
+    display = app._display
+    on_top: list[type[Screen[Any]]] = []
+
+    def watched(screen: Screen[Any], renderable: Any) -> None:
+        if renderable is not None:
+            on_top.append(type(app.screen))
+        display(screen, renderable)
+
+    app._display = watched  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert on_top
+        assert on_top[0] is MarkChoiceScreen
+
+
+async def test_the_board_is_styled_once_on_the_way_to_the_first_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each square is styled as it mounts, and then not again: not when the board takes the
+    focus, nor when the dialog covers it, nor when the game screen first comes on top."""
+    app = TicTacToeApp(make_config(**HOT_SEAT))
+    styled: Counter[type[object]] = Counter()
+    apply = Stylesheet.apply
+
+    def counted(stylesheet: Stylesheet, node: Any, *args: Any, **kwargs: Any) -> None:
+        if stylesheet is app.stylesheet:
+            styled[type(node)] += 1
+        apply(stylesheet, node, *args, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "apply", counted)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, MarkChoiceScreen)
+        assert styled[Square] == 9
+        assert styled[Board] == 1
