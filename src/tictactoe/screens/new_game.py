@@ -87,6 +87,60 @@ async def drained(widget: Widget) -> None:
 class NewGameScreen(Screen[Series]):
     """Collects the players; dismisses with a new `Series` once the names are valid."""
 
+    DEFAULT_CSS = """
+    NewGameScreen {
+        align: center middle;
+    }
+
+    #new-game {
+        width: 60;
+        height: auto;
+        padding: 1 3;
+
+        #new-title {
+            text-style: bold;
+            color: $text-accent;
+            text-align: center;
+            width: 100%;
+        }
+        #new-subtitle {
+            text-align: center;
+            width: 100%;
+            color: $text-muted;
+            margin-bottom: 1;
+        }
+        .field {
+            height: auto;
+        }
+        .field-label, #opponent-label {
+            width: 10;
+            padding: 1 0;
+            color: $text-muted;
+        }
+        Input {
+            width: 1fr;
+        }
+        #opponent-label {
+            width: 100%;
+            padding: 0;
+            margin-top: 1;
+        }
+        RadioSet {
+            width: 100%;
+        }
+        #new-error {
+            color: $text-error;
+            height: auto;
+            margin: 1 0 0 0;
+        }
+        #start {
+            width: 100%;
+            margin-top: 1;
+        }
+    }
+    """
+    """Its own styles, read when the screen is first made."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start", priority=True),
         Binding("enter", "enter", show=False, priority=True),

@@ -148,6 +148,47 @@ class RecordScreen(InfoScreen):
     typed together opens a replay and steps it.
     """
 
+    DEFAULT_CSS = """
+    #record {
+        width: 100;
+        max-width: 100%;
+        height: 1fr;
+        padding: 0 1;
+
+        #record-title {
+            text-style: bold;
+            text-align: center;
+            width: 100%;
+        }
+        TabbedContent {
+            height: 1fr;
+        }
+        TabPane {
+            padding: 0;
+        }
+        .record-hint {
+            color: $text-muted;
+            height: auto;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+        DataTable {
+            height: 1fr;
+        }
+        #h2h-summary {
+            height: auto;
+            max-height: 4;
+            margin-bottom: 1;
+        }
+        #record-where {
+            color: $text-muted;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+    }
+    """
+    """Its own styles, read when the record first opens (not at start-up)."""
+
     WHAT = "the record"
     AUTO_FOCUS = "#players-table"
     """Focused as the screen is made, so the table is drawn once, focused, not twice."""
