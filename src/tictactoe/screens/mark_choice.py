@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Static
 
 from tictactoe.engine import Mark
 from tictactoe.names import short
@@ -64,7 +64,7 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
         ask = ", choose your mark"
         question = short(self.chooser, QUESTION_WIDTH - len(ask)) + ask
         with Vertical(id="dialog", classes="dialog"):
-            yield Label(Content(question), id="question")
+            yield Static(Content(question), id="question")
             yield Static("The other player gets the other one.", id="explain")
             with Horizontal(id="choices"):
                 yield Button("X", id="x", classes="mark -x", action="screen.choose('X')")
