@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Final
+
+from rich.style import Style as RichStyle
 from textual.content import Content
-from textual.widgets import Static
+from textual.strip import Strip
+from textual.visual import Visual
 
 from tictactoe.names import short
 from tictactoe.series import Series
+from tictactoe.widgets.drawn import DrawnLines
 
 __all__ = ["StatusLine", "describe"]
 
@@ -28,8 +33,16 @@ def describe(series: Series) -> str:
     return f"{short(player.name)} ({match.to_move}) to move"
 
 
-class StatusLine(Static):
-    """Two fixed lines: a notice about the last input when there is one, else `describe`."""
+KEPT_DRAWINGS: Final = 32
+"""Drawn texts kept for reuse; past this many (a long session), they are dropped."""
+
+
+class StatusLine(DrawnLines):
+    """Two fixed lines: a notice about the last input when there is one, else `describe`.
+
+    Each text is drawn once, as Textual draws a `Static` with these styles, and its
+    lines go out as drawn (`DrawnLines`): a move changes this line on every key.
+    """
 
     DEFAULT_CSS = """
     StatusLine {
@@ -46,9 +59,42 @@ class StatusLine(Static):
     }
     """
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._text = ""
+        self._drawn: dict[tuple[str, int, int], list[Strip]] = {}
+        """Each text's lines, by the text and the size they were drawn at."""
+
+    @property
+    def text(self) -> str:
+        """What the line says now."""
+        return self._text
+
     def show(self, series: Series, notice: str) -> None:
         """Show `notice`, or the state of `series` when there is none."""
-        text = Content(notice or describe(series))
-        if self.content != text:
-            self.update(text, layout=False)  # two lines, always: no new layout needed
-        self.set_class(bool(notice), "-notice")
+        text = notice or describe(series)
+        self.set_class(bool(notice), "-notice")  # a new colour restyles, and redraws all
+        if text != self._text:
+            self._text = text
+            self.refresh()  # two lines, always: no new layout needed
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        key = (self._text, width, height)
+        lines = self._drawn.get(key)
+        if lines is None:
+            if len(self._drawn) > KEPT_DRAWINGS:
+                self._drawn.clear()
+            lines = self._drawn[key] = self._draw(width, height)
+        return lines[y] if y < len(lines) else Strip.blank(width)
+
+    def _draw(self, width: int, height: int) -> list[Strip]:
+        style = self.visual_style
+        fill = RichStyle(bgcolor=style.background.rich_color) if style.background else None
+        lines = Visual.to_strips(self, Content(self._text), width, height, style)
+        lines = [line.adjust_cell_length(width, fill) for line in lines[:height]]
+        return [*lines, *[Strip.blank(width, fill)] * (height - len(lines))]
