@@ -68,11 +68,15 @@ class MoveHistory(Widget):
         before = self._drawn[1] if self._drawn and self._drawn[0] == size else None
         lines = self._lines()
         self._drawn = (size, lines)
-        if before is None or len(lines) < len(before) or not size.width:
+        if before is None or not size.width:
             self.refresh()
             return
-        # A move adds a line: repaint that one, not the panel (the moves above stay put).
-        changed = [y for y, line in enumerate(lines) if y >= len(before) or before[y] != line]
+        # A move adds a line and an undo takes one away: repaint those rows, not the
+        # panel (the moves above stay put).
+        rows = max(len(lines), len(before))
+        changed = [
+            y for y in range(rows) if y >= len(lines) or y >= len(before) or before[y] != lines[y]
+        ]
         if changed:
             self.refresh(*(Region(0, y, size.width, 1) for y in changed))
 
