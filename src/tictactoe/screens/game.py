@@ -27,7 +27,7 @@ from tictactoe.engine import CELL_NAMES, Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.names import short
 from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.sizing import size_classes, skip_echoed_resize, skip_first_restyle
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import CellTaken, Series, SeriesError
 from tictactoe.widgets.board import Board
 from tictactoe.widgets.drawn import KeptHorizontal, KeptVertical
@@ -172,8 +172,7 @@ class GameScreen(Screen[None]):
         """A dialog or the help is on top: keys no longer reach the board, and it shows."""
         self.board.covered = True
 
-    def on_screen_resume(self, event: events.ScreenResume) -> None:
-        skip_first_restyle(self, event)
+    def on_screen_resume(self) -> None:
         self._handing_over = False
         self.board.covered = False
         self._take_focus()

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 
 from tictactoe.screens.backdrop import dimmed
-from tictactoe.screens.sizing import size_classes, skip_echoed_resize, skip_first_restyle
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 
 __all__ = ["InfoScreen"]
 
@@ -32,9 +32,6 @@ class InfoScreen(ModalScreen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         skip_echoed_resize(self, event)
-
-    def on_screen_resume(self, event: events.ScreenResume) -> None:
-        skip_first_restyle(self, event)
 
     def render(self) -> RenderableType:
         return dimmed(super().render())

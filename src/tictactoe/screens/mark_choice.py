@@ -16,7 +16,7 @@ from textual.widgets import Button, Static
 from tictactoe.engine import Mark
 from tictactoe.names import short
 from tictactoe.screens.backdrop import dimmed
-from tictactoe.screens.sizing import size_classes, skip_echoed_resize, skip_first_restyle
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["MarkChoiceScreen"]
@@ -53,9 +53,6 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
 
     def on_resize(self, event: events.Resize) -> None:
         skip_echoed_resize(self, event)
-
-    def on_screen_resume(self, event: events.ScreenResume) -> None:
-        skip_first_restyle(self, event)
 
     def render(self) -> RenderableType:
         return dimmed(super().render())

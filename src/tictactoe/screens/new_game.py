@@ -23,7 +23,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
-from tictactoe.screens.sizing import size_classes, skip_echoed_resize, skip_first_restyle
+from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.too_small import TooSmall
@@ -155,9 +155,6 @@ class NewGameScreen(Screen[Series]):
 
     def on_resize(self, event: events.Resize) -> None:
         skip_echoed_resize(self, event)
-
-    def on_screen_resume(self, event: events.ScreenResume) -> None:
-        skip_first_restyle(self, event)
 
     @property
     def first_move(self) -> FirstMove:

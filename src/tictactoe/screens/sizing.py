@@ -1,5 +1,4 @@
-"""The size classes a screen carries from the moment it is made, and work Textual may skip
-as a screen first comes up."""
+"""The size classes a screen carries from the moment it is made."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from textual import events
 from textual.app import App
 from textual.screen import Screen
 
-__all__ = ["size_classes", "skip_echoed_resize", "skip_first_restyle"]
+__all__ = ["size_classes", "skip_echoed_resize"]
 
 
 def size_classes(app: App[Any]) -> str:
@@ -46,16 +45,3 @@ def skip_echoed_resize(screen: Screen[Any], event: events.Resize) -> None:
     app = screen.app
     if event.size == screen.outer_size and screen.classes >= set(size_classes(app).split()):
         event.prevent_default()
-
-
-def skip_first_restyle(screen: Screen[Any], event: events.ScreenResume) -> None:
-    """Let Textual skip restyling every widget of a screen that comes on top the first time.
-
-    Each widget was styled as it mounted, moments before, with the screen's size classes
-    already in place (`size_classes`); what changes after (focus, a class) restyles what it
-    touches. Later, a screen that comes back on top is restyled as ever: the theme may
-    have changed under it. Call it from the screen's `on_screen_resume`, which Textual runs
-    before its own handler.
-    """
-    if screen.stack_updates == 0:
-        event.refresh_styles = False
