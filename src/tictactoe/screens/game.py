@@ -21,7 +21,6 @@ from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Header
 
 from tictactoe.engine import CELL_NAMES, Mark
 from tictactoe.keys import KeyLayout
@@ -30,8 +29,9 @@ from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import CellTaken, Series, SeriesError
 from tictactoe.widgets.board import Board
-from tictactoe.widgets.drawn import KeptHorizontal, KeptVertical
+from tictactoe.widgets.drawn import KeptHorizontal, KeptLines, KeptVertical
 from tictactoe.widgets.footer import Footer
+from tictactoe.widgets.header import Header
 from tictactoe.widgets.history import MoveHistory
 from tictactoe.widgets.scoreboard import Scoreboard
 from tictactoe.widgets.status import StatusLine
@@ -50,7 +50,7 @@ _CURSOR_MOVES: dict[str, tuple[int, int]] = {
 }
 
 
-class GameScreen(Screen[None]):
+class GameScreen(Screen[None], KeptLines):
     """Holds the one `Series` of the session; the board and scoreboard render it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
