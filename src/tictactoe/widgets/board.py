@@ -181,6 +181,7 @@ class Board(KeptLines, can_focus=True):
         """The lines each square shows now, once looked up."""
         self._squares = [Square(cell) for cell in range(9)]
         self._covered = False
+        """Whether another screen is over the board (`covered`)."""
         self._art_size: tuple[Size, Size] | None = None
         """The room inside the smallest square, and the board size it was measured at."""
 

@@ -62,13 +62,9 @@ class StatusLine(DrawnLines):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._text = ""
+        """What the line says now."""
         self._drawn: dict[tuple[str, int, int], list[Strip]] = {}
         """Each text's lines, by the text and the size they were drawn at."""
-
-    @property
-    def text(self) -> str:
-        """What the line says now."""
-        return self._text
 
     def show(self, series: Series, notice: str) -> None:
         """Show `notice`, or the state of `series` when there is none."""
@@ -90,7 +86,7 @@ class StatusLine(DrawnLines):
             if len(self._drawn) > KEPT_DRAWINGS:
                 self._drawn.clear()
             lines = self._drawn[key] = self._draw(width, height)
-        return lines[y] if y < len(lines) else Strip.blank(width)
+        return lines[y]
 
     def _draw(self, width: int, height: int) -> list[Strip]:
         style = self.visual_style
