@@ -11,12 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
 from tictactoe.engine import Mark
 from tictactoe.names import short
 from tictactoe.screens.backdrop import dimmed
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
+from tictactoe.widgets.button import Button
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["MarkChoiceScreen"]

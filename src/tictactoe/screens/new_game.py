@@ -18,13 +18,14 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Input, Label, RadioButton, RadioSet, Static
 
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
+from tictactoe.widgets.button import Button
 from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.too_small import TooSmall
 
