@@ -127,8 +127,8 @@ class Scoreboard(DrawnLines):
         self._drawn: dict[tuple[str, object, Size], list[Strip]] = {}
         """Each part's lines by what it shows and its size, drawn once (a card takes
         turns between two looks)."""
-        self._places: dict[str, Region] | None = None
-        """Where each part is, for the current styles and width."""
+        self._places: tuple[int, dict[str, Region]] | None = None
+        """Where each part is, for the current styles, and the width it was worked out for."""
 
     # What the scoreboard shows.
 
@@ -164,9 +164,16 @@ class Scoreboard(DrawnLines):
 
     # Layout, as Textual would lay out a column of these parts.
 
-    def _layout(self) -> dict[str, Region]:
-        if self._places is None:
+    def _layout(self, width: int | None = None) -> dict[str, Region]:
+        """Where each part is, for `width` (the scoreboard's own width if None).
+
+        Textual asks for the height while it lays the screen out, with the width: the
+        scoreboard's own size is not known then, and asking for it would lay the whole
+        screen out again, inside that layout.
+        """
+        if width is None:
             width = self.size.width
+        if self._places is None or self._places[0] != width:
             places: dict[str, Region] = {}
             y = margin = 0
             for part in PARTS:
@@ -182,11 +189,11 @@ class Scoreboard(DrawnLines):
                 places[part] = Region(0, y, width, height)
                 y += height
                 margin = bottom
-            self._places = places
-        return self._places
+            self._places = (width, places)
+        return self._places[1]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        places = self._layout()
+        places = self._layout(width)
         return max((region.bottom for region in places.values()), default=0)
 
     def _styles_of(self, part: str) -> RenderStyles:
