@@ -82,13 +82,26 @@ def _lines_in(cells: int) -> tuple[tuple[int, int, int], ...]:
 
 
 def _has_line_table() -> tuple[bool, ...]:
-    return tuple(bool(_lines_in(cells)) for cells in _MASKS)
+    # A mask holds a line when it is the line's cells plus any of the other six: each
+    # line marks its 64 masks (the tables are made at import, before the first frame).
+    table = [False] * len(_MASKS)
+    for line in _LINE_MASKS:
+        rest = _MASKS[-1] ^ line
+        others = rest
+        while True:
+            table[line | others] = True
+            if not others:
+                break
+            others = (others - 1) & rest
+    return tuple(table)
 
 
 def _free_cells_table() -> tuple[tuple[int, ...], ...]:
-    return tuple(
-        tuple(cell for cell in range(9) if not occupied >> cell & 1) for occupied in _MASKS
-    )
+    # The cells of each mask, ascending: its lowest cell, then those of the mask without it.
+    cells: list[tuple[int, ...]] = [()]
+    for mask in _MASKS[1:]:
+        cells.append(((mask & -mask).bit_length() - 1, *cells[mask & (mask - 1)]))
+    return tuple(cells[_MASKS[-1] ^ occupied] for occupied in _MASKS)
 
 
 _HAS_LINE: Final = _has_line_table()
