@@ -2,42 +2,75 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
-from rich.style import Style
-from textual.color import Color
+from rich.style import Style as RichStyle
+from textual.css.styles import RulesMap
 from textual.renderables.background_screen import BackgroundScreen
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 
 __all__ = ["dimmed"]
 
 
-class _Backdrop(BackgroundScreen):
-    """Textual's tint of the screen below, worked out once for each style, not each piece.
+class _Backdrop(Visual):
+    """Textual's tinted screen below (`BackgroundScreen`), drawn line for line.
 
-    Textual blends the colours of every piece of text of the screen below with the
-    dialog's background, anew for each: some 600 pieces for the game at 100x32, in a few
-    dozen styles. Each style is tinted here once, by Textual's own code, and reused.
+    Textual flattens the lines of the screen below into one stream of text pieces, blends
+    the colours of each piece with the dialog's background, adds the dialog's own style
+    to each, and cuts the stream into lines again: some 600 pieces for the game at
+    100x32, in a few dozen styles. Here each line keeps its pieces, and each style is
+    tinted once, by Textual's own code, and reused: the same colours, less work.
+
+    It is a Rich renderable too, as a screen's `render` must return, but Textual draws
+    it as a `Visual`, with `render_strips`.
     """
 
-    @classmethod
-    def process_segments(cls, segments: Iterable[Segment], color: Color) -> Iterator[Segment]:
-        tint = super().process_segments
-        tinted: dict[Style | None, Style | None] = {}
-        for segment in segments:
-            text, style, control = segment
-            if control:
-                yield segment
-                continue
-            if style not in tinted:
-                tinted[style] = next(iter(tint([Segment(" ", style)], color))).style
-            yield Segment(text, tinted[style])
+    def __init__(self, below: BackgroundScreen) -> None:
+        self.below = below
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        base = style.rich_style
+        color = self.below.color
+        looks: dict[RichStyle | None, RichStyle] = {}
+
+        def look(piece_style: RichStyle | None) -> RichStyle:
+            tinted = next(
+                iter(BackgroundScreen.process_segments([Segment(" ", piece_style)], color))
+            ).style
+            assert tinted is not None  # the tint gives every piece a style
+            return base + tinted if base else tinted
+
+        lines = []
+        for line in self.below.screen._compositor.render_strips()[:height]:
+            if line.cell_length > width:
+                line = line.crop(0, width)
+            pieces = []
+            for text, piece_style, _control in line:
+                if piece_style not in looks:
+                    looks[piece_style] = look(piece_style)
+                pieces.append(Segment(text, looks[piece_style]))
+            lines.append(Strip(pieces, line.cell_length))
+        return lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        """Printed by Rich rather than drawn by Textual (which draws a `Visual` with
+        `render_strips`), it is Textual's own."""
+        yield self.below
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self.below.screen.size.width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self.below.screen.size.height
 
 
 def dimmed(rendered: RenderableType) -> RenderableType:
     """What a dialog's `render` returns: Textual's own (`rendered`, from `super().render()`),
     with the screen below it drawn through `_Backdrop` when it is shown dimmed."""
     if isinstance(rendered, BackgroundScreen):
-        return _Backdrop(rendered.screen, rendered.color)
+        return _Backdrop(rendered)
     return rendered
