@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import ClassVar, Final, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
@@ -48,8 +47,7 @@ def mark_art(mark: Mark, size: Size) -> str:
     return str(mark)
 
 
-@dataclass(frozen=True, slots=True)
-class Shown:
+class Shown(NamedTuple):
     """What one square shows: its mark (or its digit key while empty) and its state."""
 
     mark: Mark | None

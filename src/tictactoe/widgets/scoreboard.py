@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import ClassVar, Final, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -30,8 +29,7 @@ KEPT_DRAWINGS: Final = 64
 _MARK_STYLE: Final[dict[str | None, str]] = {"X": "$text-accent", "O": "$text-primary"}
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
+class Card(NamedTuple):
     """What one player's card shows."""
 
     name: str
@@ -150,7 +148,7 @@ class Scoreboard(DrawnLines):
     def watch_series(self, series: Series | None) -> None:
         if series is None:
             return
-        shown = {
+        shown: dict[str, object] = {
             "title": "Scoreboard",
             "player-1": Card.of(series, 0),
             "player-2": Card.of(series, 1),
