@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import random
 import sys
@@ -20,6 +21,7 @@ from textual.widget import Widget
 
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
+from tictactoe.process import signals_wake
 from tictactoe.screens.game import GameScreen
 from tictactoe.series import Series
 from tictactoe.settings import SettingsStore
@@ -111,6 +113,9 @@ class TicTacToeApp(App[Series | None]):
             return super().get_default_screen()
         self.series = series
         return self._game_screen(series)
+
+    def on_load(self) -> None:
+        signals_wake(asyncio.get_running_loop())  # before Textual starts its threads
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)

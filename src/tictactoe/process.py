@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Final, TextIO
 
 from tictactoe.served import is_served
@@ -24,6 +25,7 @@ __all__ = [
     "SIGNALS",
     "screen_file",
     "signals_stop",
+    "signals_wake",
     "terminal_problem",
 ]
 
@@ -39,6 +41,9 @@ _stop: Callable[[int], None] | None = None
 """What a signal asks of the running game: leave with this status."""
 
 _deadline: threading.Timer | None = None
+
+_wakeup: tuple[socket.socket, socket.socket] | None = None
+"""While the game runs: the pair of sockets through which a signal wakes its loop."""
 
 
 def terminal_problem() -> str | None:
@@ -85,9 +90,13 @@ def signals_stop(stop: Callable[[int], None]) -> Iterator[None]:
     game. Outside the game's loop (before it starts, after it ends) there is nothing
     to keep or restore: a signal ends the process at once, quietly.
     """
-    global _stop
+    global _stop, _wakeup
     before = {number: signal.getsignal(number) for number in SIGNALS}
     _stop = stop
+    _wakeup = socket.socketpair()
+    for end in _wakeup:
+        end.setblocking(False)
+    wakeup_before = signal.set_wakeup_fd(_wakeup[1].fileno(), warn_on_full_buffer=False)
     for number in SIGNALS:
         signal.signal(number, _on_signal)
     try:
@@ -96,6 +105,33 @@ def signals_stop(stop: Callable[[int], None]) -> Iterator[None]:
         _stop = None
         for number, handler in before.items():
             signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        signal.set_wakeup_fd(wakeup_before)
+        for end in _wakeup:
+            end.close()
+        _wakeup = None
+
+
+def signals_wake(loop: AbstractEventLoop) -> None:
+    """Have a signal wake the game's `loop`, whichever thread of the process it reached.
+
+    Python runs a signal's handler in the main thread, between two steps of its work;
+    the system may hand the signal to any thread (Textual reads the keys and writes the
+    screen in two more). While the game waits for a key, the main thread sleeps in the
+    loop's wait for input, and the handler would wait with it, for the next key. Python
+    also writes a byte for each signal to a socket (`signals_stop` sets it): the loop
+    watches it, and waking is enough for the handler to run. (Nothing to do when no
+    `signals_stop` is in force, as when tests run the app.)
+    """
+    if _wakeup is None:
+        return
+    wakeups = _wakeup[0]
+
+    def drain() -> None:
+        with suppress(OSError):  # nothing more to read
+            while wakeups.recv(512):
+                pass
+
+    loop.add_reader(wakeups.fileno(), drain)
 
 
 def _on_signal(number: int, _frame: object) -> None:

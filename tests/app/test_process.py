@@ -21,6 +21,7 @@ import pytest
 import tictactoe.app
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
+from tictactoe.process import GRACE
 from tictactoe.record import GameRecord
 
 pty = pytest.importorskip("pty")
@@ -206,6 +207,43 @@ def test_a_signal_restores_the_terminal_saves_and_prints_the_score(
     assert_restored(game)
     assert b"Final score" in game.after_the_game and b"Ada    1" in game.after_the_game
     assert wins_saved(record) == {"Ada": 1, "Bob": 0}
+
+
+SIGNAL_TO_ANOTHER_THREAD = """
+import os, signal, sys, threading, time
+number, go = getattr(signal, sys.argv.pop()), sys.argv.pop()
+
+def take_the_signal():
+    while not os.path.exists(go):
+        time.sleep(0.02)
+    signal.pthread_kill(threading.get_ident(), number)  # to this thread, not the main one
+
+threading.Thread(target=take_the_signal, daemon=True).start()
+from tictactoe.__main__ import main
+raise SystemExit(main())
+"""
+"""The game, with a thread of its own that takes a signal (named by the last argument)
+once a file (the one before) exists: the system may hand a signal to any thread."""
+
+
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)]
+)
+def test_a_signal_taken_by_another_thread_ends_the_waiting_game_all_the_same(
+    tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    go = tmp_path / "go"
+    game = Terminal(
+        *("--player1", "Ada", "--player2", "Bob", "--no-save", str(go), sig.name),
+        code=SIGNAL_TO_ANOTHER_THREAD,
+    )
+    game.read_until(b"choose your mark")
+    time.sleep(0.3)  # drawn: the game's main thread sleeps until something happens
+    go.touch()
+
+    assert game.finish(timeout=GRACE + 5) == status
+    assert_restored(game)
+    assert b"Final score" in game.after_the_game
 
 
 @pytest.mark.parametrize("then", ["", "SIGTERM"], ids=["closed", "closed then SIGTERM"])
