@@ -7,12 +7,14 @@ from typing import Any
 
 import pytest
 from textual.css.stylesheet import Stylesheet
+from textual.geometry import Region
 from textual.screen import Screen
 
 from app.conftest import HOT_SEAT, SIZE, make_config
 from tictactoe.app import TicTacToeApp
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.widgets.board import Board, Square
+from tictactoe.widgets.scoreboard import Scoreboard
 
 
 async def test_the_first_frame_already_shows_the_mark_dialog() -> None:
@@ -33,12 +35,12 @@ async def test_the_first_frame_already_shows_the_mark_dialog() -> None:
         assert on_top[0] is MarkChoiceScreen
 
 
-async def test_the_board_is_styled_twice_on_the_way_to_the_first_frame(
+async def test_the_board_is_styled_once_on_the_way_to_the_first_frame(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Each square is styled as it mounts and as the game screen first comes on top
-    (Textual restyles a whole screen then), and not again: not when the board takes the
-    focus, nor when the dialog covers it."""
+    """Each square is styled as it mounts, and not again: not as the game screen first
+    comes on top (Textual would restyle the whole screen then), nor when the board takes
+    the focus, nor when the dialog covers it."""
     app = TicTacToeApp(make_config(**HOT_SEAT))
     styled: Counter[type[object]] = Counter()
     apply = Stylesheet.apply
@@ -52,5 +54,19 @@ async def test_the_board_is_styled_twice_on_the_way_to_the_first_frame(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, MarkChoiceScreen)
-        assert styled[Square] == 2 * 9
-        assert styled[Board] == 2
+        assert styled[Square] == 9
+        assert styled[Board] == 1
+
+
+async def test_keys_typed_at_launch_leave_the_scoreboard_drawn() -> None:
+    """The mark and two moves typed at once, as the game starts: the scoreboard's lines,
+    as it keeps them to send to the terminal (a screenshot draws every widget afresh),
+    show both players."""
+    app = TicTacToeApp(make_config(**HOT_SEAT))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x", "5", "1")
+        await pilot.pause()
+        scoreboard = app.screen.query_one(Scoreboard)
+        lines = scoreboard.render_lines(Region(0, 0, *scoreboard.size))
+        text = "\n".join(line.text for line in lines)
+        assert "Ada" in text and "Bob" in text, text

@@ -172,7 +172,14 @@ class GameScreen(Screen[None], KeptLines):
         """A dialog or the help is on top: keys no longer reach the board, and it shows."""
         self.board.covered = True
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if self.stack_updates == 0:
+            # Textual restyles every widget of a screen as it comes on top, in case
+            # something changed while it was below. The first time, nothing has: each
+            # widget was styled as it mounted, moments before, in the screen's size
+            # classes and the theme of the session. What changes after (focus, a class,
+            # the theme, a resize) restyles what it touches, as ever.
+            event.refresh_styles = False
         self._handing_over = False
         self.board.covered = False
         self._take_focus()
