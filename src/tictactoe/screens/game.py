@@ -140,7 +140,7 @@ class GameScreen(Screen[None], KeptLines):
                 yield self._scoreboard
                 yield self._history
         yield Footer()
-        yield TooSmall()
+        yield from TooSmall.for_screen(self)
 
     def on_mount(self) -> None:
         if self.app.return_code is not None or not self.query(Board):
@@ -154,6 +154,7 @@ class GameScreen(Screen[None], KeptLines):
 
     def on_resize(self, event: events.Resize) -> None:
         """Back above the minimum size, the board takes the keys again."""
+        TooSmall.mount_on(self, event.size)
         skip_echoed_resize(self, event)
         self._take_focus()
 

@@ -40,4 +40,4 @@ class HelpScreen(InfoScreen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help", classes="dialog"):
             yield Markdown(HELP_TEXT.read_text(encoding="utf-8"))
-        yield TooSmall()
+        yield from TooSmall.for_screen(self)

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 
 from tictactoe.screens.backdrop import dimmed
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
+from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["InfoScreen"]
 
@@ -31,6 +32,7 @@ class InfoScreen(ModalScreen[None]):
         super().__init__(classes=size_classes(self.app))
 
     def on_resize(self, event: events.Resize) -> None:
+        TooSmall.mount_on(self, event.size)
         skip_echoed_resize(self, event)
 
     def render(self) -> RenderableType:

@@ -53,6 +53,7 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
         """The name of the player who chooses."""
 
     def on_resize(self, event: events.Resize) -> None:
+        TooSmall.mount_on(self, event.size)
         skip_echoed_resize(self, event)
 
     def render(self) -> RenderableType:
@@ -68,8 +69,7 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
                 yield Button("X", id="x", classes="mark -x", action="screen.choose('X')")
                 yield Button("O", id="o", classes="mark -o", action="screen.choose('O')")
                 yield Button("Quit", id="quit", variant="error", action="screen.quit_game")
-            yield Static("", id="notice")
-        yield TooSmall()
+        yield from TooSmall.for_screen(self)
 
     def action_quit_game(self) -> None:
         self.dismiss(None)
@@ -102,5 +102,13 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
             self._remind()
 
     def _remind(self) -> None:
-        """Input meant for the board: say why it does nothing yet."""
-        self.query_one("#notice", Static).update(self.reminder())
+        """Input meant for the board: say why it does nothing yet, under the buttons (the
+        line is made the first time it is needed, as most dialogs never show it)."""
+        notices = self.query("#notice").results(Static)
+        notice = next(notices, None)
+        if notice is None:
+            dialog = self.query_one("#dialog")
+            dialog.add_class("-noticed")  # the notice takes the line kept for it
+            dialog.mount(Static(self.reminder(), id="notice"))
+        else:
+            notice.update(self.reminder())

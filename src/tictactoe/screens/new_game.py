@@ -155,6 +155,7 @@ class NewGameScreen(Screen[Series]):
         """What the command line already said: the fields start from it."""
 
     def on_resize(self, event: events.Resize) -> None:
+        TooSmall.mount_on(self, event.size)
         skip_echoed_resize(self, event)
 
     @property
@@ -194,7 +195,7 @@ class NewGameScreen(Screen[Series]):
             yield Static("", id="new-error")
             yield Button("Start", id="start", variant="primary")
         yield Footer()
-        yield TooSmall()
+        yield from TooSmall.for_screen(self)
 
     @property
     def level(self) -> Level | None:

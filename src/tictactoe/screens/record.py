@@ -252,7 +252,7 @@ class RecordScreen(InfoScreen):
                 yield ReplayPane()
             yield Static(self.record.where(), id="record-where", markup=False)
         yield Footer()
-        yield TooSmall()
+        yield from TooSmall.for_screen(self)
 
     @property
     def tabs(self) -> TabbedContent:
