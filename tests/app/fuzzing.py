@@ -71,6 +71,7 @@ from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.record import RecordScreen
 from tictactoe.series import Phase, Series
+from tictactoe.widgets.header import Header
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 
 __all__ = ["CONFIGS", "REPORTS", "FuzzFailure", "FuzzReport", "fuzz", "summary"]
@@ -660,7 +661,7 @@ class _Run:
             under = None
         # The footer's palette key, or the header's icon: both open the command palette.
         palette = getattr(under, "action", None) == "command_palette" or (
-            type(under).__name__ == "HeaderIcon"
+            isinstance(under, Header) and Header.is_icon_cell(x - under.region.x)
         )
         return Click(x, y, description, palette)
 
