@@ -74,7 +74,7 @@ STATES: dict[str, Callable[[Pilot[None], widgets.Button], Awaitable[None]] | Non
 }
 
 
-@pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "ansi-dark", "ansi-light"])
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "ansi-dark"])
 @pytest.mark.parametrize("state", list(STATES))
 @pytest.mark.parametrize("variant", VARIANTS)
 async def test_the_game_button_looks_like_textuals(

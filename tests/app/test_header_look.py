@@ -87,7 +87,7 @@ STATES: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {
 }
 
 
-@pytest.mark.parametrize("size", [(100, 32), (50, 16), (30, 10)], ids=str)
+@pytest.mark.parametrize("size", [(100, 32), (30, 10)], ids=str)
 @pytest.mark.parametrize("sub_title", ["", "a subtitle"])
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
 @pytest.mark.parametrize("state", list(STATES))
