@@ -10,6 +10,7 @@ from textual.widgets import Input
 from app.conftest import Driver, Start, inside
 from tictactoe.ai import Level
 from tictactoe.cli import parse_config
+from tictactoe.engine import Mark
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.new_game import NewGameScreen
 
@@ -30,6 +31,17 @@ async def test_names_typed_and_enter_start_the_match_from_the_keyboard(start: St
         assert [player.name for player in ui.series.players] == ["Al", "Bo"]
         assert not any(player.is_computer for player in ui.series.players)
         assert ui.card(1).startswith("Bo |")
+
+
+async def test_names_typed_before_the_game_is_up_start_it_too(start: Start) -> None:
+    """Keys typed while the game starts reach the terminal before Textual takes it over:
+    the terminal then still turns Enter into a newline, which arrives as Ctrl+J."""
+    async with start() as ui:
+        await ui.press(*"Al", "tab", *"Bo", "ctrl+j", "x", "5")
+        await ui.pilot.pause()
+
+        assert [player.name for player in ui.series.players] == ["Al", "Bo"]
+        assert ui.cell(4).mark is Mark.X
 
 
 async def test_empty_names_become_the_defaults(start: Start) -> None:

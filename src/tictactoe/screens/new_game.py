@@ -144,7 +144,8 @@ class NewGameScreen(Screen[Series]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start", priority=True),
-        Binding("enter", "enter", show=False, priority=True),
+        # Enter typed before the game took the terminal over arrives as a newline: Ctrl+J.
+        Binding("enter,ctrl+j", "enter", show=False, priority=True),
         Binding("tab", "app.focus_next", show=False, priority=True),
         Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     ]
