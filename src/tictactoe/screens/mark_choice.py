@@ -52,6 +52,12 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
         self.chooser = name
         """The name of the player who chooses."""
 
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if self.stack_updates == 0:
+            # As for the game screen: every widget here was styled as it mounted,
+            # moments before; Textual's restyle of all of them on top finds nothing new.
+            event.refresh_styles = False
+
     def on_resize(self, event: events.Resize) -> None:
         TooSmall.mount_on(self, event.size)
         skip_echoed_resize(self, event)
