@@ -15,7 +15,11 @@ uv's start-up is not measured), and watched from outside with `capture-pane`:
   stopped (the pane runs `exec python ...`, so the pane's pid is Python's).
 
 tmux is driven through one control-mode client (`tmux -C`), so a poll costs a round
-trip on a pipe rather than a process start. The apps take turns, round after round;
+trip on a pipe rather than a process start, and its answers are read through a buffer:
+a capture costs about 0.05 ms whatever the screen shows. Captures come every 0.5 ms after
+a key (a move takes about 5 ms to show) and every 2 ms while an app starts (about 250 ms),
+so that tmux answering them takes little from the starting app on a small machine. The
+apps take turns, round after round;
 the figures are medians. Then the imports: `python -X importtime`'s top offenders,
 what the game imports that the bare app does not, and what each game module adds
 in-process on top of a bare Textual app. It is a script, not a test:
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import re
 import shlex
@@ -95,7 +100,11 @@ class Tmux:
             env=os.environ | {"TMUX": ""},
         )
         assert self.client.stdout is not None
-        self.out = self.client.stdout
+        # Commands go out unbuffered; answers come in through a buffer. Read unbuffered,
+        # each line of an answer costs a system call per byte, and a capture's cost would
+        # grow with what the screen shows (4 KB took 1.7 ms, against 0.6 ms for 1.3 KB):
+        # the instrument, not the app, would make a fuller screen look slower.
+        self.out = io.BufferedReader(self.client.stdout, buffer_size=1 << 16)
         self.command("set-option -g status off")
 
     def command(self, line: str) -> str:
@@ -181,15 +190,23 @@ def vm_hwm_kib(pid: int) -> int:
 
 
 def run_session(
-    tmux: Tmux, subject: Subject, name: str, poll: float, settle: float, figures: Figures | None
+    tmux: Tmux,
+    subject: Subject,
+    name: str,
+    polls: tuple[float, float],
+    settle: float,
+    figures: Figures | None,
 ) -> None:
+    """One session of `subject`; `polls` are the seconds between captures while waiting
+    for the first paint, and for a key."""
+    paint_poll, poll = polls
     command = "exec " + shlex.join(subject.command)
     start = time.perf_counter()
     tmux.command(
         f"new-session -d -s {name} -x {WIDTH} -y {HEIGHT} -c {shlex.quote(str(ROOT))} "
         + shlex.quote(command)
     )
-    painted = wait_for(tmux, name, subject.first_paint, poll)
+    painted = wait_for(tmux, name, subject.first_paint, paint_poll)
     pid = int(tmux.command(f"list-panes -t {name}: -F '#{{pane_pid}}'").split()[0])
     comm = Path(f"/proc/{pid}/comm").read_text().strip()
     assert comm.startswith("python"), f"the pane runs {comm!r}, not Python"
@@ -463,7 +480,15 @@ def compile_bytecode(sources: list[Path]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="sessions of each app (default 7)")
-    parser.add_argument("--poll", type=float, default=0.002, help="seconds between captures")
+    parser.add_argument(
+        "--poll", type=float, default=0.0005, help="seconds between captures after a key"
+    )
+    parser.add_argument(
+        "--paint-poll",
+        type=float,
+        default=0.002,
+        help="seconds between captures while waiting for the first paint",
+    )
     parser.add_argument("--settle", type=float, default=0.5, help="pause before the first key")
     parser.add_argument("--no-imports", action="store_true", help="skip the importtime report")
     parser.add_argument(
@@ -479,15 +504,16 @@ def main() -> None:
     if args.before is not None:
         subjects.insert(1, game_subject(args.poll, args.before.resolve()))
     figures = {subject.label: Figures() for subject in subjects}
+    polls = (args.paint_poll, args.poll)
     tmux = Tmux(f"ttt-bench-{os.getpid()}")
     try:
         for subject in subjects:  # warm-up: compile caches, the disk cache
-            run_session(tmux, subject, f"warm-{subject.label}", args.poll, args.settle, None)
+            run_session(tmux, subject, f"warm-{subject.label}", polls, args.settle, None)
         for round_ in range(args.rounds):
             order = subjects if round_ % 2 == 0 else subjects[::-1]
             for subject in order:
                 name = f"{subject.label}-{round_}"
-                run_session(tmux, subject, name, args.poll, args.settle, figures[subject.label])
+                run_session(tmux, subject, name, polls, args.settle, figures[subject.label])
             print(f"  round {round_ + 1}/{args.rounds} done", file=sys.stderr)
     finally:
         tmux.close()
