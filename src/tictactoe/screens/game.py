@@ -29,7 +29,7 @@ from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import CellTaken, Series, SeriesError
 from tictactoe.widgets.board import Board
-from tictactoe.widgets.drawn import KeptHorizontal, KeptLines, KeptVertical
+from tictactoe.widgets.drawn import EvenLines, KeptHorizontal, KeptVertical
 from tictactoe.widgets.footer import Footer
 from tictactoe.widgets.header import Header
 from tictactoe.widgets.history import MoveHistory
@@ -50,7 +50,7 @@ _CURSOR_MOVES: dict[str, tuple[int, int]] = {
 }
 
 
-class GameScreen(Screen[None], KeptLines):
+class GameScreen(Screen[None], EvenLines):
     """Holds the one `Series` of the session; the board and scoreboard render it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

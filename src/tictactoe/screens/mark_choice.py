@@ -8,7 +8,6 @@ from rich.console import RenderableType
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -18,6 +17,7 @@ from tictactoe.names import short
 from tictactoe.screens.backdrop import dimmed
 from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.widgets.button import Button
+from tictactoe.widgets.drawn import KeptHorizontal, KeptVertical
 from tictactoe.widgets.too_small import TooSmall
 
 __all__ = ["MarkChoiceScreen"]
@@ -68,10 +68,10 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
     def compose(self) -> ComposeResult:
         ask = ", choose your mark"
         question = short(self.chooser, QUESTION_WIDTH - len(ask)) + ask
-        with Vertical(id="dialog", classes="dialog"):
+        with KeptVertical(id="dialog", classes="dialog"):
             yield Static(Content(question), id="question")
             yield Static("The other player gets the other one.", id="explain")
-            with Horizontal(id="choices"):
+            with KeptHorizontal(id="choices"):
                 yield Button("X", id="x", classes="mark -x", action="screen.choose('X')")
                 yield Button("O", id="o", classes="mark -o", action="screen.choose('O')")
                 yield Button("Quit", id="quit", variant="error", action="screen.quit_game")

@@ -18,7 +18,7 @@ from textual.strip import Strip
 
 from tictactoe.engine import GameState, Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.widgets.drawn import BOXES, DrawnLines, KeptLines, edge_line, look_colours
+from tictactoe.widgets.drawn import BOXES, DrawnLines, EvenLines, edge_line, look_colours
 
 __all__ = ["Board", "Shown", "Square", "mark_art"]
 
@@ -101,7 +101,7 @@ class Square(DrawnLines):
             self.board.hover(None)
 
 
-class Board(KeptLines, can_focus=True):
+class Board(EvenLines, can_focus=True):
     """The grid of squares. It shows a `GameState` and reports the cell a person picks.
 
     It decides nothing about the game: the screen that owns the state reads the keys,

@@ -16,6 +16,7 @@ from textual.widget import Widget
 __all__ = [
     "BOXES",
     "DrawnLines",
+    "EvenLines",
     "KeptHorizontal",
     "KeptLines",
     "KeptVertical",
@@ -87,11 +88,41 @@ class KeptLines(Widget):
         return super().render_lines(crop)
 
 
-class KeptVertical(Vertical, KeptLines):
+class EvenLines(KeptLines):
+    """A container: its own lines, under its children, are alike row after row.
+
+    With no content of its own, a container's rows between its top and bottom padding
+    (and borders) are all the same line. Textual renders each one, and the compositor
+    cuts each at every child's edge. Here Textual renders the first, middle and last of
+    those rows; if they are equal, the middle one stands for them all, and the rows of
+    the top and bottom padding are rendered one by one: a screen's height of rendering
+    becomes a few rows, and the compositor's cuts of the one line serve every row whose
+    children have the same edges (a line keeps its cuts). If the three differ, every
+    row is rendered as usual.
+    """
+
+    def fresh_lines(self, crop: Region) -> list[Strip]:
+        top, _, bottom, _ = self.styles.gutter
+        first = max(crop.y, top)
+        last = min(crop.bottom, self.outer_size.height - bottom) - 1
+        if last - first < 2:
+            return super().fresh_lines(crop)
+        render = super().fresh_lines
+
+        def row(y: int) -> Strip:
+            return render(Region(crop.x, y, crop.width, 1))[0]
+
+        alike = row((first + last) // 2)
+        if not row(first) == alike == row(last):
+            return super().fresh_lines(crop)
+        return [alike if first <= y <= last else row(y) for y in crop.line_range]
+
+
+class KeptVertical(Vertical, EvenLines):
     """A column that only lays out its children: its own lines are kept."""
 
 
-class KeptHorizontal(Horizontal, KeptLines):
+class KeptHorizontal(Horizontal, EvenLines):
     """A row that only lays out its children: its own lines are kept."""
 
 
