@@ -9,9 +9,8 @@ milliseconds and every later one is a dictionary look-up.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Final, NamedTuple
 
 from tictactoe.engine import GameState, IllegalMove, Mark, free_cells, has_line
 
@@ -76,8 +75,7 @@ def move_values(state: GameState) -> dict[int, int]:
     return {cell: -_value(theirs, mine | 1 << cell) for cell in state.legal_moves()}
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(NamedTuple):
     """What perfect play makes of a position."""
 
     best_moves: tuple[int, ...]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Final
+from typing import Final, NamedTuple
 
 from tictactoe.ai import Analysis, Level, analyse, choose_mark, choose_move
 from tictactoe.engine import CELL_NAMES, GameState, IllegalMove, Mark
@@ -76,8 +76,7 @@ class Phase(StrEnum):
     OVER = "over"
 
 
-@dataclass(frozen=True, slots=True)
-class Player:
+class Player(NamedTuple):
     """One side of the series: a person with a name, or the computer at a level.
 
     Players are told apart by kind: a person may be called "Computer (hard)" and is
@@ -98,8 +97,7 @@ class Player:
         return self.level is not None
 
 
-@dataclass(frozen=True, slots=True)
-class FinishedMatch:
+class FinishedMatch(NamedTuple):
     """One finished match of a series, with what it needs to be recorded or replayed."""
 
     match: GameState
@@ -119,8 +117,7 @@ class FinishedMatch:
         return self.marks.index(movers(self.match)[0])
 
 
-@dataclass(frozen=True, slots=True)
-class ComputerStep:
+class ComputerStep(NamedTuple):
     """What the computer did in one step: the new series, and its mark or its cell."""
 
     series: Series
@@ -358,6 +355,6 @@ def movers(match: GameState) -> tuple[Mark, ...]:
 def _as_player(player: Player | str, index: int) -> Player:
     if isinstance(player, Player):
         if player.is_computer:
-            return replace(player, name=clean_name(player.name, COMPUTER_NAME))
-        return replace(player, name=clean_name(player.name, DEFAULT_NAMES[index]))
+            return player._replace(name=clean_name(player.name, COMPUTER_NAME))
+        return player._replace(name=clean_name(player.name, DEFAULT_NAMES[index]))
     return Player(clean_name(player, DEFAULT_NAMES[index]))
