@@ -1,0 +1,175 @@
+"""How long the first frame waits between being made and reaching the terminal.
+
+Textual draws a frame on the main thread and hands it to a writer thread of its own
+(`WriterThread`), which writes it to the terminal. The main thread goes straight on with
+the next piece of work, and the writer needs the interpreter to run: it waits until the
+main thread hands it over, which Python asks of a running thread only after the switch
+interval (`sys.setswitchinterval`, 5 ms by default). Writing gives the interpreter up
+again, so a frame can wait several times.
+
+Each app runs in a fresh tmux session of 100x32 on a private tmux server, as in
+`bench_app.py`, with Textual's writer thread watched from inside: the moment its first
+large frame (over 3,000 characters: the first screen) is queued, and the moment the
+writer has flushed it. Printed, medians and ranges over the rounds:
+
+- "queued -> flushed": the frame's wait for the writer, and the write itself;
+- "flushed": when that was, from the moment the measuring script started (so after the
+  interpreter's own start-up, the same for all).
+
+The game runs at the switch interval it sets itself (`tictactoe.__main__.SWITCH_INTERVAL`)
+and at the others given; the bare app (`bare_app.py`) at Python's default. It is a script,
+not a test:
+
+    uv run python benchmarks/bench_frame_out.py                 # about a minute
+    uv run python benchmarks/bench_frame_out.py --rounds 5 --intervals 0.005
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = ROOT / ".venv" / "bin" / "python"
+WIDTH, HEIGHT = 100, 32
+FRAME = 3000
+"""Characters: a write larger than this is the first screen (the game's is about 13,000,
+the bare app's about 7,400); what comes before it sets up the terminal."""
+GAME_ARGS = ("--player1", "Ada", "--player2", "Bob", "--no-save", "--delay", "0")
+
+
+def child(who: str, interval: float | None, out: Path) -> None:
+    """Run one app with its writer thread watched; write one line to `out`, then leave."""
+    start = time.perf_counter()
+    from textual.drivers._writer_thread import WriterThread
+
+    queued: list[float] = []
+    put, original_run = WriterThread.write, WriterThread.run
+
+    def write(self: WriterThread, text: str) -> None:
+        if len(text) > FRAME and not queued:
+            queued.append(time.perf_counter())
+        put(self, text)
+
+    def run(self: WriterThread) -> None:
+        file = self._file
+
+        class Watched:
+            def write(self, text: str) -> int:
+                return file.write(text)
+
+            def flush(self) -> None:
+                file.flush()
+                if queued:
+                    flushed = time.perf_counter()
+                    line = f"{(flushed - queued[0]) * 1e3:.3f} {(flushed - start) * 1e3:.3f}\n"
+                    out.write_text(line)
+                    os._exit(0)
+
+            def fileno(self) -> int:
+                return file.fileno()
+
+        self._file = Watched()  # type: ignore[assignment]
+        original_run(self)
+
+    WriterThread.write = write  # type: ignore[method-assign]
+    WriterThread.run = run  # type: ignore[method-assign]
+    if who == "bare":
+        sys.argv = ["bare_app.py"]
+        if interval is not None:
+            sys.setswitchinterval(interval)
+        runpy.run_path(str(ROOT / "benchmarks" / "bare_app.py"), run_name="__main__")
+    else:
+        import tictactoe.__main__ as command
+
+        if interval is not None:
+            command.SWITCH_INTERVAL = interval  # type: ignore[misc]
+        sys.argv = ["tictactoe", *GAME_ARGS]
+        command.main()
+
+
+def session(socket: str, who: str, interval: float | None) -> tuple[float, float]:
+    """One app started in a fresh tmux session: (queued -> flushed, flushed) in ms."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "out"
+        command = [str(PYTHON), __file__, "--child", who, "--out", str(out)]
+        if interval is not None:
+            command += ["--interval", str(interval)]
+        tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
+        shell = f"cd {shlex.quote(str(ROOT))} && exec {shlex.join(command)}"
+        subprocess.run(
+            [*tmux, "new-session", "-d", "-s", "s", "-x", str(WIDTH), "-y", str(HEIGHT), shell],
+            check=True,
+            env=os.environ | {"TMUX": ""},
+        )
+        deadline = time.monotonic() + 20
+        try:
+            while not (out.exists() and out.read_text().endswith("\n")):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{who}: no first frame within 20 s")
+                time.sleep(0.05)
+        finally:
+            subprocess.run([*tmux, "kill-server"], capture_output=True)
+        waited, flushed = map(float, out.read_text().split())
+        return waited, flushed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument(
+        "--intervals",
+        default="0.005,0.001",
+        help="other switch intervals to run the game at, in seconds (comma-separated)",
+    )
+    parser.add_argument("--child", choices=["game", "bare"], help=argparse.SUPPRESS)
+    parser.add_argument("--interval", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.interval, args.out)
+        return
+
+    subprocess.run(
+        [str(PYTHON), "-m", "compileall", "-q", str(ROOT / "src")], check=True, capture_output=True
+    )
+    sys.path.insert(0, str(ROOT / "src"))
+    from tictactoe.__main__ import SWITCH_INTERVAL
+
+    subjects: list[tuple[str, str, float | None]] = [
+        (f"game at {SWITCH_INTERVAL * 1e3:g} ms (its own)", "game", None)
+    ]
+    for text in filter(None, args.intervals.split(",")):
+        subjects.append((f"game at {float(text) * 1e3:g} ms", "game", float(text)))
+    subjects.append(("bare app at 5 ms (Python's default)", "bare", None))
+    socket = f"frame-out-{os.getpid()}"
+    figures: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in subjects}
+    for _, who, interval in subjects:  # warm-up, not counted
+        session(socket, who, interval)
+    for number in range(args.rounds):
+        order = subjects if number % 2 == 0 else subjects[::-1]
+        for label, who, interval in order:
+            figures[label].append(session(socket, who, interval))
+        print(f"  round {number + 1}/{args.rounds} done", file=sys.stderr)
+
+    print(f"\nThe first frame, {args.rounds} sessions each in tmux {WIDTH}x{HEIGHT}; ms\n")
+    print(f"{'':40s} {'queued -> flushed':>24s} {'flushed':>24s}")
+    for label, rows in figures.items():
+        cells: list[str] = []
+        for values in zip(*rows, strict=True):
+            cells.append(
+                f"{statistics.median(values):6.1f} ({min(values):5.1f}-{max(values):5.1f})"
+            )
+        print(f"{label:40s} {cells[0]:>24s} {cells[1]:>24s}")
+
+
+if __name__ == "__main__":
+    main()
