@@ -27,23 +27,21 @@ not a test:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import runpy
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = ROOT / ".venv" / "bin" / "python"
-WIDTH, HEIGHT = 100, 32
+from bench_app import GAME_ARGS, HEIGHT, PYTHON, ROOT, WIDTH, Tmux, compile_bytecode
+
 FRAME = 3000
 """Characters: a write larger than this is the first screen (the game's is about 13,000,
 the bare app's about 7,400); what comes before it sets up the terminal."""
-GAME_ARGS = ("--player1", "Ada", "--player2", "Bob", "--no-save", "--delay", "0")
 
 
 def child(who: str, interval: float | None, out: Path) -> None:
@@ -96,19 +94,16 @@ def child(who: str, interval: float | None, out: Path) -> None:
         command.main()
 
 
-def session(socket: str, who: str, interval: float | None) -> tuple[float, float]:
+def session(tmux: Tmux, who: str, interval: float | None) -> tuple[float, float]:
     """One app started in a fresh tmux session: (queued -> flushed, flushed) in ms."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "out"
         command = [str(PYTHON), __file__, "--child", who, "--out", str(out)]
         if interval is not None:
             command += ["--interval", str(interval)]
-        tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
-        shell = f"cd {shlex.quote(str(ROOT))} && exec {shlex.join(command)}"
-        subprocess.run(
-            [*tmux, "new-session", "-d", "-s", "s", "-x", str(WIDTH), "-y", str(HEIGHT), shell],
-            check=True,
-            env=os.environ | {"TMUX": ""},
+        tmux.command(
+            f"new-session -d -s {who} -x {WIDTH} -y {HEIGHT} -c {shlex.quote(str(ROOT))} "
+            + shlex.quote("exec " + shlex.join(command))
         )
         deadline = time.monotonic() + 20
         try:
@@ -117,7 +112,8 @@ def session(socket: str, who: str, interval: float | None) -> tuple[float, float
                     raise RuntimeError(f"{who}: no first frame within 20 s")
                 time.sleep(0.05)
         finally:
-            subprocess.run([*tmux, "kill-server"], capture_output=True)
+            with contextlib.suppress(RuntimeError):  # gone already once the app has written
+                tmux.command(f"kill-session -t {who}")
         waited, flushed = map(float, out.read_text().split())
         return waited, flushed
 
@@ -138,9 +134,7 @@ def main() -> None:
         child(args.child, args.interval, args.out)
         return
 
-    subprocess.run(
-        [str(PYTHON), "-m", "compileall", "-q", str(ROOT / "src")], check=True, capture_output=True
-    )
+    compile_bytecode([ROOT / "src", ROOT / "benchmarks"])
     sys.path.insert(0, str(ROOT / "src"))
     from tictactoe.__main__ import SWITCH_INTERVAL
 
@@ -150,15 +144,18 @@ def main() -> None:
     for text in filter(None, args.intervals.split(",")):
         subjects.append((f"game at {float(text) * 1e3:g} ms", "game", float(text)))
     subjects.append(("bare app at 5 ms (Python's default)", "bare", None))
-    socket = f"frame-out-{os.getpid()}"
     figures: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in subjects}
-    for _, who, interval in subjects:  # warm-up, not counted
-        session(socket, who, interval)
-    for number in range(args.rounds):
-        order = subjects if number % 2 == 0 else subjects[::-1]
-        for label, who, interval in order:
-            figures[label].append(session(socket, who, interval))
-        print(f"  round {number + 1}/{args.rounds} done", file=sys.stderr)
+    tmux = Tmux(f"frame-out-{os.getpid()}")
+    try:
+        for _, who, interval in subjects:  # warm-up, not counted
+            session(tmux, who, interval)
+        for number in range(args.rounds):
+            order = subjects if number % 2 == 0 else subjects[::-1]
+            for label, who, interval in order:
+                figures[label].append(session(tmux, who, interval))
+            print(f"  round {number + 1}/{args.rounds} done", file=sys.stderr)
+    finally:
+        tmux.close()
 
     print(f"\nThe first frame, {args.rounds} sessions each in tmux {WIDTH}x{HEIGHT}; ms\n")
     print(f"{'':40s} {'queued -> flushed':>24s} {'flushed':>24s}")
