@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from tictactoe import stats_import
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
+from tictactoe.labels import display_name
 from tictactoe.names import clean_name
 from tictactoe.record import (
     MIGRATIONS,
@@ -32,7 +33,6 @@ from tictactoe.record import (
     PlayerTotals,
     default_legacy_path,
     default_record_path,
-    display_name,
     path_problem,
 )
 from tictactoe.series import Player, Series

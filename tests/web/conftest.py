@@ -23,7 +23,8 @@ from typing import Any, Final
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
-from tictactoe.record import GameRecord, display_name
+from tictactoe.labels import display_name
+from tictactoe.record import GameRecord
 
 REQUIRE_BROWSER: Final = "TICTACTOE_REQUIRE_BROWSER"
 """When "1", a missing Chromium fails the browser tests instead of skipping them."""

@@ -20,13 +20,8 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static, TabbedContent, TabPane, Tabs
 
 from tictactoe.engine import Mark
-from tictactoe.record import (
-    GameRecord,
-    MatchRecord,
-    PlayerSort,
-    PlayerTotals,
-    display_name,
-)
+from tictactoe.labels import display_name
+from tictactoe.record import GameRecord, MatchRecord, PlayerSort, PlayerTotals
 from tictactoe.screens.info import InfoScreen
 from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player

@@ -20,8 +20,9 @@ from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from tictactoe.engine import CELL_NAMES, GameState
+from tictactoe.labels import display_name
 from tictactoe.names import short
-from tictactoe.record import MatchRecord, display_name
+from tictactoe.record import MatchRecord
 from tictactoe.widgets.board import Board
 
 __all__ = ["ReplayPane", "local_time", "move_lines"]

@@ -1,0 +1,49 @@
+"""The game record: every finished match, kept in a SQLite database.
+
+One row a match (when, both players, their marks, who moved first, the moves in
+order, the result), written in one transaction each. Lifetime totals are not a
+second copy kept by this code: the `totals` table is kept by triggers inside the
+database, in the same transaction as each match, so it always agrees with
+`matches` (plus the totals imported from an old stats.json, which had no matches).
+
+Where each rule lives:
+
+- `schema`: the tables, `MIGRATIONS` and `SCHEMA_VERSION`, and which files are ours;
+- `store`: `GameRecord`, which writes each match, keeps what could not be written,
+  and moves a damaged file aside;
+- `upkeep`: what runs beside play (the integrity check, checkpoints, the import of
+  an old stats.json);
+- `queries`: what the record screen reads (totals, head to head, recent matches);
+- `match`: `MatchRecord`, one match as the record keeps it;
+- `database`: the SQLite calls the others share.
+
+Names read back are untrusted: each passes through `clean_name`. The record speaks
+to the player only through notices (`GameRecord.take_notices`); it never raises for
+the file's sake, and it imports nothing from Textual. How players and results read
+in words is `tictactoe.labels`.
+"""
+
+from tictactoe.record.match import MatchRecord
+from tictactoe.record.queries import HeadToHead, PlayerSort, PlayerTotals
+from tictactoe.record.schema import MIGRATIONS, SCHEMA_VERSION
+from tictactoe.record.store import GameRecord
+from tictactoe.record_paths import (
+    RECORD_NAME,
+    default_legacy_path,
+    default_record_path,
+    path_problem,
+)
+
+__all__ = [
+    "MIGRATIONS",
+    "RECORD_NAME",
+    "SCHEMA_VERSION",
+    "GameRecord",
+    "HeadToHead",
+    "MatchRecord",
+    "PlayerSort",
+    "PlayerTotals",
+    "default_legacy_path",
+    "default_record_path",
+    "path_problem",
+]

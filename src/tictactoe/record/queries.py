@@ -1,0 +1,240 @@
+"""The questions the record screen asks: players' totals, head to head, recent matches.
+
+Every query reads one page, in an order an index already holds, so a record of a
+million matches answers as fast as an empty one. What comes back from the file is
+untrusted: names pass through `clean_name`, and a value out of shape reads as
+nothing rather than raising.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from tictactoe.ai import Level
+from tictactoe.engine import Mark
+from tictactoe.names import clean_name
+from tictactoe.record.match import MatchRecord
+from tictactoe.record.schema import TIME_FORMAT
+from tictactoe.series import Player
+
+__all__ = ["HeadToHead", "PlayerSort", "PlayerTotals", "Queries"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTotals:
+    """A player's lifetime totals, as the Players table shows them."""
+
+    player: Player
+    wins: int
+    losses: int
+    draws: int
+
+    @property
+    def matches(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def win_rate(self) -> float | None:
+        """Wins as a share of matches, or None before the first match."""
+        return self.wins / self.matches if self.matches else None
+
+
+@dataclass(frozen=True, slots=True)
+class HeadToHead:
+    """Two players against each other, all-time."""
+
+    players: tuple[Player, Player]
+    wins: tuple[int, int] = (0, 0)
+    draws: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+
+    @property
+    def matches(self) -> int:
+        return self.wins[0] + self.wins[1] + self.draws
+
+
+class PlayerSort(StrEnum):
+    """What the Players table can be sorted by."""
+
+    NAME = "name"
+    MATCHES = "matches"
+    WINS = "wins"
+    LOSSES = "losses"
+    DRAWS = "draws"
+    WIN_RATE = "win_rate"
+
+
+class Queries(ABC):
+    """The record's reading side, over the rows `_rows` fetches (the store opens the file
+    and deals with a failure to read)."""
+
+    @abstractmethod
+    def _rows(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        """Rows of a query, or none when the file cannot be read."""
+
+    def player_count(self) -> int:
+        rows = self._rows("SELECT count(*) FROM totals")
+        return int(rows[0][0]) if rows else 0  # type: ignore[call-overload]
+
+    def players(
+        self,
+        sort: PlayerSort = PlayerSort.WINS,
+        *,
+        descending: bool = True,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> list[PlayerTotals]:
+        """One page of every player's totals, in the order asked for (ties: newest first)."""
+        way = "DESC" if descending else "ASC"
+        if sort is PlayerSort.NAME:
+            order = f"p.name COLLATE NOCASE {way}, p.id {way}"
+        else:
+            order = f"t.{PlayerSort(sort).value} {way}, t.player {way}"
+        rows = self._rows(
+            "SELECT p.kind, p.name, p.level, t.wins, t.losses, t.draws"
+            " FROM totals AS t JOIN players AS p ON p.id = t.player"
+            f" ORDER BY {order} LIMIT ? OFFSET ?",
+            (limit, offset),
+        )
+        return [
+            PlayerTotals(_player(kind, name, level), _count(wins), _count(losses), _count(draws))
+            for kind, name, level, wins, losses, draws in rows
+        ]
+
+    def match_count(self, between: tuple[Player, Player] | None = None) -> int:
+        if between is None:
+            rows = self._rows("SELECT count(*) FROM matches")
+        else:
+            ids = self._ids(between)
+            if ids is None:
+                return 0
+            rows = self._rows(
+                "SELECT count(*) FROM matches WHERE (player1 = ? AND player2 = ?)"
+                " OR (player1 = ? AND player2 = ?)",
+                (*ids, *reversed(ids)),
+            )
+        return int(rows[0][0]) if rows else 0  # type: ignore[call-overload]
+
+    def recent(
+        self,
+        *,
+        before: int | None = None,
+        limit: int = 100,
+        between: tuple[Player, Player] | None = None,
+    ) -> list[MatchRecord]:
+        """Matches newest first: a page of those recorded before match `before`.
+
+        With `between`, only the matches of those two players against each other.
+        """
+        where = ["m.id < ?"] if before is not None else []
+        parameters: list[object] = [before] if before is not None else []
+        if between is not None:
+            ids = self._ids(between)
+            if ids is None:
+                return []
+            where.append("((m.player1 = ? AND m.player2 = ?) OR (m.player1 = ? AND m.player2 = ?))")
+            parameters += [*ids, *reversed(ids)]
+        rows = self._rows(
+            "SELECT m.id, m.finished_at, p1.kind, p1.name, p1.level, p2.kind, p2.name, p2.level,"
+            " m.mark1, m.first_mover, m.moves, m.winner"
+            " FROM matches AS m JOIN players AS p1 ON p1.id = m.player1"
+            " JOIN players AS p2 ON p2.id = m.player2"
+            f"{' WHERE ' + ' AND '.join(where) if where else ''}"
+            " ORDER BY m.id DESC LIMIT ?",
+            (*parameters, limit),
+        )
+        return [_match(row) for row in rows]
+
+    def match(self, match_id: int) -> MatchRecord | None:
+        """One recorded match, by id."""
+        rows = self._rows(
+            "SELECT m.id, m.finished_at, p1.kind, p1.name, p1.level, p2.kind, p2.name, p2.level,"
+            " m.mark1, m.first_mover, m.moves, m.winner"
+            " FROM matches AS m JOIN players AS p1 ON p1.id = m.player1"
+            " JOIN players AS p2 ON p2.id = m.player2 WHERE m.id = ?",
+            (match_id,),
+        )
+        return _match(rows[0]) if rows else None
+
+    def head_to_head(self, players: tuple[Player, Player]) -> HeadToHead:
+        """How `players` have done against each other, all-time."""
+        ids = self._ids(players)
+        if ids is None:
+            return HeadToHead(players)
+        rows = self._rows(
+            "SELECT"
+            " coalesce(sum(CASE winner WHEN 1 THEN player1 = :a WHEN 2 THEN player2 = :a END), 0),"
+            " coalesce(sum(CASE winner WHEN 1 THEN player1 = :b WHEN 2 THEN player2 = :b END), 0),"
+            " coalesce(sum(winner IS NULL), 0), min(finished_at), max(finished_at)"
+            " FROM matches"
+            " WHERE (player1 = :a AND player2 = :b) OR (player1 = :b AND player2 = :a)",
+            {"a": ids[0], "b": ids[1]},  # type: ignore[arg-type]
+        )
+        if not rows:
+            return HeadToHead(players)
+        first_wins, second_wins, draws, first, last = rows[0]
+        return HeadToHead(
+            players,
+            (_count(first_wins), _count(second_wins)),
+            _count(draws),
+            _time(first),
+            _time(last),
+        )
+
+    def _ids(self, players: tuple[Player, Player]) -> tuple[int, int] | None:
+        """The ids of two players, or None when either has no match on record."""
+        ids = []
+        for player in players:
+            if player.level is None:
+                rows = self._rows(
+                    "SELECT id FROM players WHERE kind = 'person' AND name = ?", (player.name,)
+                )
+            else:
+                rows = self._rows(
+                    "SELECT id FROM players WHERE kind = 'computer' AND level = ?",
+                    (player.level.value,),
+                )
+            if not rows:
+                return None
+            ids.append(int(rows[0][0]))  # type: ignore[call-overload]
+        return ids[0], ids[1]
+
+
+# Rows from the file, read as untrusted.
+
+
+def _player(kind: object, name: object, level: object) -> Player:
+    if kind == "computer" and level in {member.value for member in Level}:
+        return Player.computer(Level(str(level)))
+    return Player(clean_name(str(name), "?"))
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _time(value: object) -> datetime | None:
+    try:
+        return datetime.strptime(str(value), TIME_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _match(row: tuple[object, ...]) -> MatchRecord:
+    match_id, finished_at, kind1, name1, level1, kind2, name2, level2 = row[:8]
+    mark1, first, moves, winner = row[8:]
+    mark = Mark.O if mark1 == "O" else Mark.X
+    return MatchRecord(
+        players=(_player(kind1, name1, level1), _player(kind2, name2, level2)),
+        marks=(mark, mark.other),
+        first_mover=1 if first == 2 else 0,
+        moves=tuple(int(char) for char in str(moves)[:9] if char in "012345678"),
+        winner={1: 0, 2: 1}.get(winner) if isinstance(winner, int) else None,
+        finished_at=_time(finished_at),
+        id=int(match_id) if isinstance(match_id, int) else None,
+    )

@@ -1,0 +1,140 @@
+"""The record file's shape: its tables, and the steps that bring an older file up to date.
+
+`MIGRATIONS[n]` takes a file from `PRAGMA user_version` n to n + 1. A released step
+is never edited: a later schema appends its own, so a file of any earlier version
+walks up one step at a time, all missing steps in one transaction. The README shows
+these statements as the documentation of the file (a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+from tictactoe.record.database import transaction
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TIME_FORMAT", "NotOurs", "check_version", "migrate"]
+
+TIME_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
+"""How `finished_at` is written: UTC, the format of SQLite's own datetime()."""
+
+_SCHEMA_V1: Final = (
+    """CREATE TABLE players (
+        id    INTEGER PRIMARY KEY,
+        kind  TEXT NOT NULL CHECK (kind IN ('person', 'computer')),
+        name  TEXT NOT NULL,
+        level TEXT CHECK (level IN ('easy', 'medium', 'hard')),
+        CHECK ((kind = 'person') = (level IS NULL))
+    )""",
+    "CREATE UNIQUE INDEX one_person_a_name ON players (name) WHERE kind = 'person'",
+    "CREATE UNIQUE INDEX one_computer_a_level ON players (level) WHERE kind = 'computer'",
+    "CREATE INDEX players_by_name ON players (name COLLATE NOCASE, id)",
+    """CREATE TABLE matches (
+        id          INTEGER PRIMARY KEY,
+        finished_at TEXT NOT NULL,
+        player1     INTEGER NOT NULL REFERENCES players (id),
+        player2     INTEGER NOT NULL REFERENCES players (id),
+        mark1       TEXT NOT NULL CHECK (mark1 IN ('X', 'O')),
+        first_mover INTEGER NOT NULL CHECK (first_mover IN (1, 2)),
+        moves       TEXT NOT NULL
+                    CHECK (length(moves) BETWEEN 5 AND 9 AND moves NOT GLOB '*[^0-8]*'),
+        winner      INTEGER CHECK (winner IN (1, 2)),
+        CHECK (player1 <> player2)
+    )""",
+    "CREATE INDEX matches_by_pair ON matches (player1, player2)",
+    """CREATE TABLE imports (
+        id          INTEGER PRIMARY KEY,
+        digest      TEXT NOT NULL UNIQUE,
+        source      TEXT NOT NULL,
+        imported_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE imported_totals (
+        import_id INTEGER NOT NULL REFERENCES imports (id),
+        player    INTEGER NOT NULL REFERENCES players (id),
+        wins      INTEGER NOT NULL CHECK (wins >= 0),
+        losses    INTEGER NOT NULL CHECK (losses >= 0),
+        draws     INTEGER NOT NULL CHECK (draws >= 0),
+        PRIMARY KEY (import_id, player)
+    )""",
+    """CREATE TABLE totals (
+        player   INTEGER PRIMARY KEY REFERENCES players (id),
+        wins     INTEGER NOT NULL DEFAULT 0,
+        losses   INTEGER NOT NULL DEFAULT 0,
+        draws    INTEGER NOT NULL DEFAULT 0,
+        matches  INTEGER GENERATED ALWAYS AS (wins + losses + draws) VIRTUAL,
+        win_rate REAL GENERATED ALWAYS AS
+                 (CAST(wins AS REAL) / nullif(wins + losses + draws, 0)) VIRTUAL
+    )""",
+    "CREATE INDEX totals_by_matches ON totals (matches, player)",
+    "CREATE INDEX totals_by_wins ON totals (wins, player)",
+    "CREATE INDEX totals_by_losses ON totals (losses, player)",
+    "CREATE INDEX totals_by_draws ON totals (draws, player)",
+    "CREATE INDEX totals_by_win_rate ON totals (win_rate, player)",
+    """CREATE TRIGGER count_a_match AFTER INSERT ON matches BEGIN
+        INSERT INTO totals (player, wins, losses, draws)
+            VALUES (NEW.player1, NEW.winner IS 1, NEW.winner IS 2, NEW.winner IS NULL),
+                   (NEW.player2, NEW.winner IS 2, NEW.winner IS 1, NEW.winner IS NULL)
+            ON CONFLICT (player) DO UPDATE SET wins = wins + excluded.wins,
+                losses = losses + excluded.losses, draws = draws + excluded.draws;
+    END""",
+    """CREATE TRIGGER uncount_a_match AFTER DELETE ON matches BEGIN
+        UPDATE totals SET wins = wins - (OLD.winner IS 1), losses = losses - (OLD.winner IS 2),
+                          draws = draws - (OLD.winner IS NULL)
+            WHERE player = OLD.player1;
+        UPDATE totals SET wins = wins - (OLD.winner IS 2), losses = losses - (OLD.winner IS 1),
+                          draws = draws - (OLD.winner IS NULL)
+            WHERE player = OLD.player2;
+    END""",
+    """CREATE TRIGGER a_match_is_never_changed BEFORE UPDATE ON matches BEGIN
+        SELECT RAISE(ABORT, 'a recorded match is never changed; delete it instead');
+    END""",
+    """CREATE TRIGGER count_imported_totals AFTER INSERT ON imported_totals BEGIN
+        INSERT INTO totals (player, wins, losses, draws)
+            VALUES (NEW.player, NEW.wins, NEW.losses, NEW.draws)
+            ON CONFLICT (player) DO UPDATE SET wins = wins + excluded.wins,
+                losses = losses + excluded.losses, draws = draws + excluded.draws;
+    END""",
+    """CREATE TRIGGER uncount_imported_totals AFTER DELETE ON imported_totals BEGIN
+        UPDATE totals SET wins = wins - OLD.wins, losses = losses - OLD.losses,
+                          draws = draws - OLD.draws
+            WHERE player = OLD.player;
+    END""",
+    """CREATE TRIGGER imported_totals_are_never_changed BEFORE UPDATE ON imported_totals BEGIN
+        SELECT RAISE(ABORT, 'imported totals are never changed; delete them instead');
+    END""",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_SCHEMA_V1,)
+"""`MIGRATIONS[n]` takes a database at `PRAGMA user_version` n to n + 1, in one transaction.
+
+Version 0 is an empty file. A later schema appends its steps here; nothing is ever
+edited in place, so a database of any earlier version walks up one step at a time.
+"""
+
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+"""The `PRAGMA user_version` this code writes; a file with a higher one is left alone."""
+
+
+class NotOurs(Exception):
+    """The file is a database, but not one this code may write to; the message says why."""
+
+
+def check_version(version: int) -> None:
+    """Refuse a file written by a newer version of the game (NotOurs)."""
+    if version > SCHEMA_VERSION:
+        raise NotOurs(
+            f"was written by a newer version of tictactoe (schema {version}), "
+            "so it is left as it is"
+        )
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Run every step the file is missing, in one transaction; NotOurs for another program's."""
+    with transaction(db):
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise NotOurs("is a database of some other program, so it is left as it is")
+        for steps in MIGRATIONS[version:]:
+            for statement in steps:
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
