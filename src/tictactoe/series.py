@@ -23,13 +23,19 @@ __all__ = [
     "DEFAULT_NAMES",
     "CellTaken",
     "ComputerStep",
+    "ChooseMark",
+    "Confirm",
     "FinishedMatch",
     "FirstMove",
+    "Intent",
+    "NextMatch",
     "NameClash",
     "Phase",
+    "Play",
     "Player",
     "Series",
     "SeriesError",
+    "Undo",
     "movers",
 ]
 
@@ -125,6 +131,36 @@ class ComputerStep(NamedTuple):
     """The mark it chose, when it was the chooser."""
     cell: int | None = None
     """The cell it took, when it moved."""
+
+
+class Play(NamedTuple):
+    """The person to move takes `cell` (0 = top-left)."""
+
+    cell: int
+
+
+class ChooseMark(NamedTuple):
+    """The choosing person takes `mark`; the other player gets the other one."""
+
+    mark: Mark
+
+
+class Confirm(NamedTuple):
+    """Enter on the board: a move on `cell`, or the next match once this one is over."""
+
+    cell: int
+
+
+class Undo(NamedTuple):
+    """Take back the last move (against the computer: its reply and the person's move)."""
+
+
+class NextMatch(NamedTuple):
+    """After a finished match: the next one, chosen by the other player."""
+
+
+Intent = Play | ChooseMark | Confirm | Undo | NextMatch
+"""What a person asks of the series: the same value from a key, a click or a dialog."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +261,24 @@ class Series:
         )
 
     # Transitions. Each refuses with a SeriesError when it is not allowed now.
+
+    def apply(self, intent: Intent, rng: random.Random | None = None) -> Series:
+        """The series after `intent`, or a `SeriesError` saying why it is refused now.
+
+        `rng` is used only to toss for the first move (`FirstMove.RANDOM`).
+        """
+        match intent:
+            case Play(cell):
+                return self.play(cell)
+            case ChooseMark(mark):
+                return self.choose_mark(mark, rng)
+            case Confirm(cell):
+                return self.confirm(cell)
+            case Undo():
+                return self.undo()
+            case NextMatch():
+                return self.next_match()
+        raise SeriesError(f"Nothing can be done with {intent!r}.")
 
     def choose_mark(self, mark: Mark, rng: random.Random | None = None) -> Series:
         """The chooser (a person) takes `mark`; the other player gets the other one; play starts.

@@ -22,16 +22,6 @@ class HelpScreen(InfoScreen):
     """Lists every key of the game; any of Escape, q, ? or F1 closes it, as the key is read
     (a priority binding), so the keys typed after it are the game's."""
 
-    DEFAULT_CSS = """
-    #help {
-        width: 80;
-        max-width: 100%;
-        height: 90%;
-        padding: 0 1;
-    }
-    """
-    """Its own styles, read when the help first opens (not at start-up)."""
-
     WHAT = "the help"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close", priority=True),
@@ -40,4 +30,4 @@ class HelpScreen(InfoScreen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help", classes="dialog"):
             yield Markdown(HELP_TEXT.read_text(encoding="utf-8"))
-        yield from TooSmall.for_screen(self)
+        yield TooSmall()

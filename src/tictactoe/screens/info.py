@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
-from rich.console import RenderableType
 from textual import events
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from tictactoe.screens.backdrop import dimmed
-from tictactoe.screens.sizing import size_classes, skip_echoed_resize
-from tictactoe.widgets.too_small import TooSmall
+from tictactoe.widgets.too_small import too_small
 
 __all__ = ["InfoScreen"]
 
@@ -28,18 +25,15 @@ class InfoScreen(ModalScreen[None]):
     WHAT: ClassVar[str] = "this screen"
     """What the reminder calls the screen ("the help")."""
 
-    def __init__(self) -> None:
-        super().__init__(classes=size_classes(self.app))
-
-    def on_resize(self, event: events.Resize) -> None:
-        TooSmall.mount_on(self, event.size)
-        skip_echoed_resize(self, event)
-
-    def render(self) -> RenderableType:
-        return dimmed(super().render())
-
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Below the minimum size only the "enlarge" line shows: the keys do nothing."""
+        return not too_small(self)
 
     def on_key(self, event: events.Key) -> None:
         own = {
@@ -48,5 +42,5 @@ class InfoScreen(ModalScreen[None]):
             if isinstance(binding, Binding)
             for key in binding.key.split(",")
         }
-        if event.key not in own and event.key not in _PASSING_KEYS:
+        if event.key not in own and event.key not in _PASSING_KEYS and not too_small(self):
             self.notify(f"The game waits: press Escape to close {self.WHAT} first.", timeout=3)

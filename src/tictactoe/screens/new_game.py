@@ -18,16 +18,13 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
 
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
-from tictactoe.screens.sizing import size_classes, skip_echoed_resize
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
-from tictactoe.widgets.button import Button
-from tictactoe.widgets.footer import Footer
-from tictactoe.widgets.too_small import TooSmall
+from tictactoe.widgets.too_small import TooSmall, too_small
 
 __all__ = ["NewGameScreen"]
 
@@ -52,14 +49,13 @@ class OwnKeys(_WidgetMixin):
     which, for keys typed ahead of a Tab, is already the next field.
     """
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         for binding in Binding.make_bindings(self.BINDINGS):
             if event.key in binding.key.split(",") and not binding.priority:
                 event.stop()
                 event.prevent_default()
                 await self.run_action(binding.action)
                 return
-        await super()._on_key(event)
 
 
 class NameField(OwnKeys, Input):
@@ -75,7 +71,8 @@ class OpponentChoice(OwnKeys, RadioSet):
 
     def _highlight_pressed(self) -> None:
         """Start the highlight on the option chosen (the command line may have chosen one)."""
-        self._selected = self.pressed_index
+        for _ in range(max(0, self.pressed_index)):
+            self.action_next_button()
 
 
 async def drained(widget: Widget) -> None:
@@ -88,60 +85,6 @@ async def drained(widget: Widget) -> None:
 class NewGameScreen(Screen[Series]):
     """Collects the players; dismisses with a new `Series` once the names are valid."""
 
-    DEFAULT_CSS = """
-    NewGameScreen {
-        align: center middle;
-    }
-
-    #new-game {
-        width: 60;
-        height: auto;
-        padding: 1 3;
-
-        #new-title {
-            text-style: bold;
-            color: $text-accent;
-            text-align: center;
-            width: 100%;
-        }
-        #new-subtitle {
-            text-align: center;
-            width: 100%;
-            color: $text-muted;
-            margin-bottom: 1;
-        }
-        .field {
-            height: auto;
-        }
-        .field-label, #opponent-label {
-            width: 10;
-            padding: 1 0;
-            color: $text-muted;
-        }
-        Input {
-            width: 1fr;
-        }
-        #opponent-label {
-            width: 100%;
-            padding: 0;
-            margin-top: 1;
-        }
-        RadioSet {
-            width: 100%;
-        }
-        #new-error {
-            color: $text-error;
-            height: auto;
-            margin: 1 0 0 0;
-        }
-        #start {
-            width: 100%;
-            margin-top: 1;
-        }
-    }
-    """
-    """Its own styles, read when the screen is first made."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start", priority=True),
         # Enter typed before the game took the terminal over arrives as a newline: Ctrl+J.
@@ -151,13 +94,16 @@ class NewGameScreen(Screen[Series]):
     ]
 
     def __init__(self, config: GameConfig | None = None) -> None:
-        super().__init__(classes=size_classes(self.app))
+        super().__init__()
         self.config = config or GameConfig()
         """What the command line already said: the fields start from it."""
 
-    def on_resize(self, event: events.Resize) -> None:
-        TooSmall.mount_on(self, event.size)
-        skip_echoed_resize(self, event)
+    def on_resize(self) -> None:
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Below the minimum size only the "enlarge" line shows: the keys do nothing."""
+        return not too_small(self)
 
     @property
     def first_move(self) -> FirstMove:
@@ -196,7 +142,7 @@ class NewGameScreen(Screen[Series]):
             yield Static("", id="new-error")
             yield Button("Start", id="start", variant="primary")
         yield Footer()
-        yield from TooSmall.for_screen(self)
+        yield TooSmall()
 
     @property
     def level(self) -> Level | None:

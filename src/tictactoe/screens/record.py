@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Final
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, Tabs
 
 from tictactoe.engine import Mark
 from tictactoe.labels import display_name
@@ -25,8 +25,7 @@ from tictactoe.record import GameRecord, MatchRecord, PlayerSort, PlayerTotals
 from tictactoe.screens.info import InfoScreen
 from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player
-from tictactoe.widgets.footer import Footer
-from tictactoe.widgets.too_small import TooSmall
+from tictactoe.widgets.too_small import TooSmall, too_small
 
 __all__ = ["PagedTable", "RecordScreen", "player_label"]
 
@@ -143,70 +142,29 @@ class RecordScreen(InfoScreen):
     typed together opens a replay and steps it.
     """
 
-    DEFAULT_CSS = """
-    #record {
-        width: 100;
-        max-width: 100%;
-        height: 1fr;
-        padding: 0 1;
-
-        #record-title {
-            text-style: bold;
-            text-align: center;
-            width: 100%;
-        }
-        TabbedContent {
-            height: 1fr;
-        }
-        TabPane {
-            padding: 0;
-        }
-        .record-hint {
-            color: $text-muted;
-            height: auto;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
-        }
-        DataTable {
-            height: 1fr;
-        }
-        #h2h-summary {
-            height: auto;
-            max-height: 4;
-            margin-bottom: 1;
-        }
-        #record-where {
-            color: $text-muted;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
-        }
-    }
-    """
-    """Its own styles, read when the record first opens (not at start-up)."""
-
     WHAT = "the record"
     AUTO_FOCUS = "#players-table"
     """Focused as the screen is made, so the table is drawn once, focused, not twice."""
     BINDINGS: ClassVar[list[BindingType]] = [
         # Shown while a replay is on; otherwise they give way to the ones below.
-        Binding("left", "replay_key('left')", "Back", key_display="←", priority=True),
-        Binding("right", "replay_key('right')", "Next", key_display="→", priority=True),
-        Binding("escape", "replay_key('escape')", "List", priority=True),
-        Binding("escape", "key('escape')", "Close", priority=True),
-        Binding("q", "key('q')", "Close", show=False, priority=True),
-        Binding("s", "key('s')", "Close", show=False, priority=True),
+        Binding("left", "step(-1)", "Back", key_display="←", priority=True),
+        Binding("right", "step(1)", "Next", key_display="→", priority=True),
+        Binding("escape", "back_to_list", "List", priority=True),
+        Binding("escape,q,s", "close", "Close", key_display="esc", priority=True),
         *(
-            Binding(key, f"key('{key}')", label, priority=True)
-            for key, (_, label) in _TAB_KEYS.items()
+            Binding(key, f"show_tab('{tab}')", label, priority=True)
+            for key, (tab, label) in _TAB_KEYS.items()
         ),
         *(
-            Binding(str(number), f"key('{number}')", show=False, priority=True)
-            for number in range(1, 7)
+            Binding(str(number), f"sort({number})", f"Sort by {heading}", show=False,
+                    priority=True)
+            for number, (_, heading) in enumerate(_COLUMNS, start=1)
         ),
         *(
-            Binding(key, f"key('{key}')", show=False, priority=True)
-            for key in (*_TABLE_KEYS, "left", "right", "enter")
+            Binding(key, f"move('{key}')", f"Move {key}", show=False, priority=True)
+            for key in _TABLE_KEYS
         ),
+        Binding("enter", "replay_selected", "Replay the match", show=False, priority=True),
     ]
 
     def __init__(
@@ -227,8 +185,6 @@ class RecordScreen(InfoScreen):
         self.descending = True
         self._replay_from = "recent"
         """The tab Escape returns to from a replay."""
-        self._leaving = False
-        """True once closing: keys still queued are dropped."""
         self._filled = {"players", "replay"}
         """Tabs whose tables are made (the others are made when first shown)."""
 
@@ -247,7 +203,7 @@ class RecordScreen(InfoScreen):
                 yield ReplayPane()
             yield Static(self.record.where(), id="record-where", markup=False)
         yield Footer()
-        yield from TooSmall.for_screen(self)
+        yield TooSmall()
 
     @property
     def tabs(self) -> TabbedContent:
@@ -330,8 +286,7 @@ class RecordScreen(InfoScreen):
 
     @on(DataTable.HeaderSelected, "#players-table")
     def _sort_by_heading(self, event: DataTable.HeaderSelected) -> None:
-        sort = PlayerSort(str(event.column_key.value))
-        self.call_next(lambda: None if self._leaving else self._sort(sort))
+        self._sort(PlayerSort(str(event.column_key.value)))
 
     # Head to head, and the lists of matches.
 
@@ -394,10 +349,9 @@ class RecordScreen(InfoScreen):
         ]
 
     @on(DataTable.RowSelected, "#recent-table, #h2h-table")
-    def _replay_clicked(self, event: DataTable.RowSelected) -> None:
+    async def _replay_clicked(self, event: DataTable.RowSelected) -> None:
         """A click on the chosen row (Enter is the screen's own key, below)."""
-        table, key = event.data_table, event.row_key.value or ""
-        self.call_next(lambda: None if self._leaving else self._replay(table, key))
+        await self._replay(event.data_table, event.row_key.value or "")
 
     async def _replay(self, table: DataTable[Text], key: str) -> None:
         if not key.startswith("match-"):
@@ -410,56 +364,52 @@ class RecordScreen(InfoScreen):
         await self.query_one(ReplayPane).show(match)
         await self._show_tab("replay")
 
-    # Keys, in arrival order.
+    # Keys: priority bindings, acted on as each comes off the app's queue, in order.
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The replay's keys show while a replay is on; the tabs' names keep their arrows."""
-        if action == "replay_key":
-            tabs = self.query(TabbedContent)  # (asked before the screen is made, too)
-            on_replay = bool(tabs) and tabs.first().active == "replay"
+        """The replay's keys work while a replay is on; the tabs' names keep their arrows."""
+        if too_small(self):
+            return False
+        tabs = self.query(TabbedContent)
+        on_replay = bool(tabs) and tabs.first().active == "replay"
+        if action in ("step", "back_to_list"):
             return on_replay and not isinstance(self.focused, Tabs)
-        if action == "key" and parameters and parameters[0] in ("left", "right", "enter"):
-            return not isinstance(self.focused, Tabs)
+        if action == "replay_selected":
+            return not on_replay and not isinstance(self.focused, Tabs)
         return True
 
-    def action_key(self, key: str, character: str | None = None) -> None:
-        """Queue `key` behind every key before it; it is read when its turn comes."""
-        self.call_next(self._take, key, character)
+    def action_close(self) -> None:
+        self.dismiss(None)
 
-    action_replay_key = action_key
+    async def action_back_to_list(self) -> None:
+        await self._show_tab(self._replay_from)
 
-    async def _take(self, key: str, character: str | None) -> None:
-        if self._leaving:
-            # Typed after the key that closes the record: it is the game's.
-            self.app.post_message(events.Key(key, character))
-            return
+    async def action_show_tab(self, tab: str) -> None:
+        await self._show_tab(tab)
+
+    def action_sort(self, column: int) -> None:
+        self._sort(_COLUMNS[column - 1][0])
+
+    async def action_step(self, moves: int) -> None:
+        await self.query_one(ReplayPane).run_action(f"step({moves})")
+
+    async def action_move(self, key: str) -> None:
+        """A key that moves through the table on show (or the replay, for Home and End)."""
         tab = self.tabs.active
-        if key in ("escape", "q", "s"):
-            if key == "escape" and tab == "replay":
-                await self._show_tab(self._replay_from)
-            else:
-                self._leaving = True
-                self.dismiss(None)
-        elif key in _TAB_KEYS:
-            await self._show_tab(_TAB_KEYS[key][0])
-        elif key.isdigit():
-            self._sort(_COLUMNS[int(key) - 1][0])
-        elif tab == "replay":
+        if tab == "replay":
             if key in _REPLAY_KEYS:
                 await self.query_one(ReplayPane).run_action(_REPLAY_KEYS[key])
-        else:
-            await self._in_table(tab, key)
-
-    async def _in_table(self, tab: str, key: str) -> None:
-        table = next(self.query(f"#{_TAB_TARGETS[tab]}").results(PagedTable), None)
-        if table is None:
             return
-        if key == "enter":
-            if table.id != "players-table" and table.row_count:
-                row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-                await self._replay(table, row.value or "")
-        elif key in _TABLE_KEYS:
+        table = next(self.query(f"#{_TAB_TARGETS[tab]}").results(PagedTable), None)
+        if table is not None:
             await table.run_action(_TABLE_KEYS[key])
+
+    async def action_replay_selected(self) -> None:
+        tab = self.tabs.active
+        table = next(self.query(f"#{_TAB_TARGETS[tab]}").results(PagedTable), None)
+        if table is not None and table.id != "players-table" and table.row_count:
+            row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+            await self._replay(table, row.value or "")
 
     async def _show_tab(self, tab: str) -> None:
         await self._fill(tab)
@@ -467,16 +417,10 @@ class RecordScreen(InfoScreen):
         self._focus_tab(tab)
 
     @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """A tab shown by a click on its name, or by the tabs' own keys."""
         tab = event.pane.id
-        if tab:
-            self.call_next(self._tab_shown, tab)
-
-    async def _tab_shown(self, tab: str) -> None:
-        # The message comes after the change, and after any keys queued meanwhile: a tab
-        # that is no longer the one on show was left by a later key, and stays left.
-        if not self._leaving and self.tabs.active == tab:
+        if tab and self.tabs.active == tab:
             await self._show_tab(tab)
 
     def _focus_tab(self, tab: str) -> None:

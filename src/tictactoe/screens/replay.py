@@ -50,53 +50,6 @@ def move_lines(match: MatchRecord) -> list[str]:
 class ReplayPane(TabPane, can_focus=True):
     """Shows `match` one position at a time; `step` is how many moves have been played."""
 
-    DEFAULT_CSS = """
-    ReplayPane {
-        #replay-empty {
-            display: none;
-            color: $text-muted;
-            padding: 1 0;
-        }
-        &.-empty #replay-empty {
-            display: block;
-        }
-        &.-empty #replay-match {
-            display: none;
-        }
-        #replay-title {
-            text-style: bold;
-            text-align: center;
-            width: 100%;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
-        }
-        #replay-body {
-            height: 1fr;
-            align: center top;
-        }
-        #replay-board {
-            height: 1fr;
-            max-height: 21;
-            width: 1fr;
-            max-width: 47;
-            margin-right: 2;
-        }
-        #replay-board > .board--empty {
-            text-opacity: 0;  /* the digits take cells in play, not in a replay */
-        }
-        #replay-moves {
-            width: 32;
-            height: 1fr;
-        }
-        #replay-where {
-            color: $text-muted;
-            text-align: center;
-            width: 100%;
-        }
-    }
-    """
-    """Its own styles, read when the record first opens (not at start-up)."""
-
     match: var[MatchRecord | None] = var(None, init=False, always_update=True)
     """The recorded match on show, or None before one is chosen."""
     step: var[int] = var(0, init=False)
