@@ -477,23 +477,52 @@ def test_a_file_from_a_newer_version_is_left_alone_and_the_matches_kept_in_memor
     assert path.read_bytes() == before
 
 
-def test_a_database_of_another_program_is_left_alone(tmp_path: Path) -> None:
+NOTES = (
+    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"
+    " INSERT INTO notes (body) VALUES ('precious');"
+)
+OURS = "".join(f"{statement};" for steps in MIGRATIONS for statement in steps)
+NOT_OURS = {
+    "its own table, version -1": f"{NOTES} PRAGMA user_version = -1;",
+    "its own table, version 0": NOTES,
+    "its own table, the game's version": f"{NOTES} PRAGMA user_version = {SCHEMA_VERSION};",
+    "the game's tables and one more": f"{OURS} {NOTES} PRAGMA user_version = {SCHEMA_VERSION};",
+    "no table, version -1": "PRAGMA user_version = -1;",
+    "no table, version 2**31 - 1": "PRAGMA user_version = 2147483647;",
+}
+
+
+@pytest.mark.parametrize("script", NOT_OURS.values(), ids=NOT_OURS.keys())
+def test_a_database_the_game_did_not_make_is_left_byte_for_byte(
+    tmp_path: Path, script: str
+) -> None:
     path = tmp_path / "notes.db"
     db = sqlite3.connect(path)
-    db.execute("CREATE TABLE notes (text TEXT)")
-    db.commit()
+    db.executescript(script)
     db.close()
+    before = path.read_bytes()
 
     record = GameRecord(path)
     record.add(played(ADA, BOB))
+    record.add(played(BOB, ADA))
+    assert record.players() == []
+    record.close()
 
     (notice,) = record.take_notices()
-    assert "some other program" in notice
-    assert record.unsaved == 1
-    db = sqlite3.connect(path)
-    tables = db.execute("SELECT name FROM sqlite_master").fetchall()
-    db.close()
-    assert tables == [("notes",)]
+    assert str(path) in notice and "left as it is" in notice
+    assert record.unsaved == 2, "the session's matches stay in memory"
+    assert path.read_bytes() == before
+    assert files_in(tmp_path) == {"notes.db"}
+
+
+def test_an_empty_file_is_made_a_record(tmp_path: Path) -> None:
+    path = tmp_path / "record.sqlite3"
+    path.write_bytes(b"")
+    record = GameRecord(path)
+    record.add(played(ADA, BOB))
+    assert record.take_notices() == []
+    assert record.unsaved == 0
+    assert GameRecord(path).match_count() == 1
 
 
 def test_an_old_schema_is_migrated_step_by_step() -> None:

@@ -4,16 +4,21 @@
 is never edited: a later schema appends its own, so a file of any earlier version
 walks up one step at a time, all missing steps in one transaction. The README shows
 these statements as the documentation of the file (a test keeps the two equal).
+
+Only a file the game made is ever written to: one whose version it knows and whose
+tables are exactly those of that version (none for a new, empty file). Any other
+database is left byte for byte as it is.
 """
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from typing import Final
 
 from tictactoe.record.database import transaction
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TIME_FORMAT", "NotOurs", "check_version", "migrate"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TIME_FORMAT", "NotOurs", "check_ours", "migrate"]
 
 TIME_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
 """How `finished_at` is written: UTC, the format of SQLite's own datetime()."""
@@ -119,21 +124,54 @@ class NotOurs(Exception):
     """The file is a database, but not one this code may write to; the message says why."""
 
 
-def check_version(version: int) -> None:
-    """Refuse a file written by a newer version of the game (NotOurs)."""
+def check_ours(db: sqlite3.Connection) -> int:
+    """The schema version of a file this game made (0 for a new, empty one); reads only.
+
+    NotOurs for any other database: a version this code does not know (newer, or
+    negative), or tables other than those its version has, such as another
+    program's. Such a file is left byte for byte as it is.
+    """
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
         raise NotOurs(
             f"was written by a newer version of tictactoe (schema {version}), "
             "so it is left as it is"
         )
+    if version < 0 or _tables(db) != _tables_at(version):
+        raise NotOurs("is a database of some other program, so it is left as it is")
+    return version
+
+
+def _tables(db: sqlite3.Connection) -> frozenset[str]:
+    """The file's own tables (SQLite's internal ones, such as `sqlite_stat1`, left out)."""
+    rows = db.execute(
+        "SELECT name FROM sqlite_master"
+        " WHERE type = 'table' AND name NOT LIKE 'sqlite~_%' ESCAPE '~'"
+    )
+    return frozenset(str(name) for (name,) in rows)
+
+
+@functools.cache
+def _tables_at(version: int) -> frozenset[str]:
+    """The tables a file of the game's at `version` holds: the steps up to it, made in memory."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for steps in MIGRATIONS[:version]:
+            for statement in steps:
+                db.execute(statement)
+        return _tables(db)
+    finally:
+        db.close()
 
 
 def migrate(db: sqlite3.Connection) -> None:
-    """Run every step the file is missing, in one transaction; NotOurs for another program's."""
+    """Run every step the file is missing, in one transaction (NotOurs as `check_ours`).
+
+    The file is looked at again once the write lock is held: another game may have
+    made the tables meanwhile.
+    """
     with transaction(db):
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        if version == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-            raise NotOurs("is a database of some other program, so it is left as it is")
+        version = check_ours(db)
         for steps in MIGRATIONS[version:]:
             for statement in steps:
                 db.execute(statement)

@@ -28,7 +28,7 @@ from tictactoe.record.schema import (
     SCHEMA_VERSION,
     TIME_FORMAT,
     NotOurs,
-    check_version,
+    check_ours,
     migrate,
 )
 from tictactoe.record.upkeep import Checkpoints, IntegrityCheck, start_import
@@ -185,8 +185,7 @@ class GameRecord(Queries):
         return db
 
     def _prepare(self, db: sqlite3.Connection) -> None:
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        check_version(version)
+        version = check_ours(db)  # before anything is written, even the journal mode
         db.execute("PRAGMA foreign_keys = ON")
         if self.path is not None:
             self._use_wal(db)
