@@ -95,7 +95,7 @@ class TicTacToeApp(App[Series | None]):
             from textual.drivers.linux_driver import LinuxDriver
 
             if driver is LinuxDriver:
-                from tictactoe.driver import TerminalDriver
+                from tictactoe.adapters.terminal_driver import TerminalDriver
 
                 return TerminalDriver
         return driver

@@ -1,12 +1,19 @@
-"""Textual's Linux and macOS driver, fitted to the edges of a real terminal.
+"""Textual's driver spins once its terminal has gone (Textualize/textual#6690); drop when fixed.
+
+`TerminalDriver` is Textual's Linux and macOS driver, fitted to the edges of a real terminal:
 
 - It draws on `screen_file()` and measures that terminal, so `tictactoe | cat` still
   fills the window (Textual measures standard output, which is then a pipe).
 - A terminal that goes away (its window closed, the link dropped) reads as the end of
   input and fails every write with EIO. Textual's own driver then reads nothing again
-  and again at full speed (Textualize/textual#6690), or blocks for good once its
-  writer thread has died on a failed write. This one sends the process the SIGHUP
-  that a hang-up stands for, once, and writes to the null device from then on.
+  and again at full speed, or blocks for good once its writer thread has died on a
+  failed write. This one sends the process the SIGHUP that a hang-up stands for, once,
+  and writes to the null device from then on.
+
+Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`):
+`textual._xterm_parser.XTermParser`, `LinuxDriver._get_terminal_size`,
+`LinuxDriver._sigcont_application`, and the attributes `_file`, `_debug` and
+`_must_signal_resume` that `LinuxDriver.__init__` sets.
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
-"""Textual's web driver for a game whose server may go away at any moment.
+"""Textual's web driver outlives the server that started it; drop once it ends the app on EOF.
 
 Textual's `WebDriver` reads the server's packets from stdin and writes the screen to stdout. When
 the server dies, stdin reaches its end and the driver's input thread simply stops: the app would
 live on, alone, for ever. `ServedDriver` ends the app instead, the way closing its tab does, and
 drops what it would write to a server that is no longer there.
+
+Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`): the
+`_write` callable through which `WebDriver` writes every packet, and the driver's `_app`.
 """
 
 from __future__ import annotations
