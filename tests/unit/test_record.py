@@ -477,6 +477,45 @@ def test_a_file_from_a_newer_version_is_left_alone_and_the_matches_kept_in_memor
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("before_a_match", [False, True])
+def test_a_file_left_alone_is_never_said_to_be_saved_later(
+    tmp_path: Path, before_a_match: bool
+) -> None:
+    """It cannot be: nothing is ever written to it. The notice and the record screen say so."""
+    path = tmp_path / "notes.db"
+    db = sqlite3.connect(path)
+    db.executescript(NOTES)
+    db.close()
+
+    record = GameRecord(path)
+    if before_a_match:
+        record.players()  # the record screen opened first
+    record.add(played(ADA, BOB))
+
+    (notice,) = record.take_notices()
+    assert notice == (
+        f"The game record {path} is a database of some other program, so it is left as it is."
+        " Play goes on, but this session's matches are kept in memory only and will not be saved."
+    )
+    assert record.where() == (
+        f"Not saved this session: {path} is a database of some other program,"
+        " so it is left as it is"
+    )
+
+
+def test_a_failure_that_may_pass_counts_one_match_in_the_singular(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file", encoding="utf-8")
+    record = GameRecord(blocker / "record.sqlite3")
+    record.add(played(ADA, BOB))
+    (notice,) = record.take_notices()
+    assert notice.endswith(
+        "Play goes on. 1 finished match is kept in memory and tried again after each match"
+        " and at quit."
+    )
+    assert record.where().startswith("1 match of this session not saved yet")
+
+
 NOTES = (
     "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"
     " INSERT INTO notes (body) VALUES ('precious');"

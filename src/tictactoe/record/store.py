@@ -237,18 +237,25 @@ class GameRecord(Queries):
         )
 
     def _failed(self, kind: str, problem: str) -> None:
+        """Tell the player, once for each `kind`, what went wrong and what happens now."""
         self.problem = problem
         if kind in self._warned:
             return
         self._warned.add(kind)
         waiting = len(self._pending)
-        kept = (
-            f" {waiting} finished match{'' if waiting == 1 else 'es'} kept in memory"
-            " and saved once that works again."
-            if waiting
-            else ""
-        )
-        self._notices.append(f"The game record {self.path} {problem}. Play goes on.{kept}")
+        if self._left_alone is not None:
+            then = (
+                " Play goes on, but this session's matches are kept in memory only"
+                " and will not be saved."
+            )
+        elif waiting:
+            then = (
+                f" Play goes on. {waiting} finished match{' is' if waiting == 1 else 'es are'}"
+                " kept in memory and tried again after each match and at quit."
+            )
+        else:
+            then = " Play goes on."
+        self._notices.append(f"The game record {self.path} {problem}.{then}")
 
     def _rows(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Rows of a query, or none when the file cannot be read (the player is told)."""
@@ -291,6 +298,8 @@ class GameRecord(Queries):
         """Where the record is kept, in words, with anything not saved yet."""
         if self.path is None:
             return "Not saved this session (--no-save)"
+        if self._left_alone is not None:
+            return f"Not saved this session: {self.path} {self._left_alone}"
         if not self.unsaved:
             return f"Kept in {self.path}"
         count = self.unsaved
