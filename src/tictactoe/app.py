@@ -6,19 +6,20 @@ import asyncio
 import gc
 import random
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 from weakref import WeakKeyDictionary
 
 from platformdirs import user_log_path
 from rich.console import Console, RenderableType
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.widget import Widget
 
+from tictactoe.adapters.crash import CrashReporting
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.process import signals_wake
@@ -36,7 +37,7 @@ CRASH_LOG = user_log_path("tictactoe") / "crash.log"
 """Where the details of an unexpected error go, instead of onto the player's screen."""
 
 
-class TicTacToeApp(App[Series | None]):
+class TicTacToeApp(CrashReporting[Series | None]):
     """Tic-tac-toe in the terminal. `run()` returns the final series, for the score."""
 
     CSS_PATH = "app.tcss"
@@ -201,39 +202,31 @@ class TicTacToeApp(App[Series | None]):
             self._game_record.close()
         super().exit(result, return_code, message)
 
-    def _handle_exception(self, error: Exception) -> None:
+    def is_expected_error(self, error: Exception) -> bool:
         """A widget that looks for its parts while a signal is tearing the screens down
         (Textual's `Header` among them) finds them gone: that ends nothing that was not
-        ending already, and the signal's status stands. Anything else is a real error.
-
-        (The one override of Textual's private error path besides the printing below.)
-        """
-        if isinstance(error, NoMatches) and self._leaving and (self.return_code or 0) >= 128:
-            return
-        super()._handle_exception(error)
+        ending already, and the signal's status stands. Anything else is a real error."""
+        return isinstance(error, NoMatches) and self._leaving and (self.return_code or 0) >= 128
 
     @property
     def unsaved_matches(self) -> int:
         """Finished matches meant for the record file that are not in it (yet)."""
         return 0 if self._game_record is None else self._game_record.unsaved
 
-    def _print_error_renderables(self) -> None:
+    def report_crash(self, details: Sequence[RenderableType]) -> None:
         """An unexpected error: the details go to a log file, a plain sentence to the terminal.
 
-        (Textual would print a traceback here; a player should never see one.)
+        (Textual would print a traceback; a player should never see one.)
         """
-        if not self._exit_renderables:
-            return
         try:
             CRASH_LOG.parent.mkdir(parents=True, exist_ok=True)
             with CRASH_LOG.open("a", encoding="utf-8") as log:
                 console = Console(file=log, width=100, color_system=None, force_terminal=False)
-                for renderable in self._exit_renderables:
+                for renderable in details:
                     console.print(renderable)
             where = f"The details are in {CRASH_LOG}."
         except OSError:
             where = "The details could not be written down."
-        self._exit_renderables.clear()
         unsaved = self.unsaved_matches
         saved = (
             "finished matches are saved"

@@ -339,8 +339,8 @@ def test_ctrl_c_at_any_moment_of_the_start_leaves_130_quietly(moment: float) -> 
 
 
 CRASH_ON_HINT = (
-    "import tictactoe.screens.game as game;"
-    "game.GameScreen._hint = lambda self: 1 / 0;"
+    "import tictactoe.series as series;"
+    "series.Series.hint = lambda self: 1 / 0;"
     "from tictactoe.__main__ import main;"
     "raise SystemExit(main())"
 )
