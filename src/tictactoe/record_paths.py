@@ -31,11 +31,18 @@ def default_legacy_path() -> Path:
 def path_problem(path: Path) -> str | None:
     """Why `path` can never hold the record, as a sentence; None when it may.
 
-    Only what is wrong for good (a folder, a path through a file) counts: a folder
-    that is read-only today is a passing problem, handled while playing.
+    Only what is wrong for good counts: a folder, a path through a file, or anything
+    else that is not a regular file (a device, a named pipe, a socket), where SQLite
+    would fail at the first save and leave its journal beside it. A link is followed.
+    A folder that is read-only today is a passing problem, handled while playing.
     """
     if path.is_dir():
         return f"{path} is a folder; the record needs the path of a file."
+    if path.exists() and not path.is_file():
+        return (
+            f"{path} is not a regular file; the record needs the path of a file"
+            " (or of a link to one)."
+        )
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():

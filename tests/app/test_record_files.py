@@ -11,6 +11,7 @@ import json
 import os
 import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -152,6 +153,42 @@ def test_a_record_path_that_can_never_work_is_refused_in_one_sentence(
     assert line.startswith("tictactoe: error: ")
     assert said.format(tmp=tmp_path) in line
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "not a folder"
+
+
+def a_device(path: Path) -> Path:
+    """A character device node at `path` (the same device as /dev/null), where that is allowed."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except OSError as error:  # not root, or a file system without devices
+        pytest.skip(f"no device node can be made here ({error.strerror})")
+    return path
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        a_device,
+        lambda path: (os.mkfifo(path), path)[1],
+        lambda path: (path.symlink_to(a_device(path.with_name("node"))), path)[1],
+        lambda path: Path("/dev/null"),
+        lambda path: Path("/dev/zero"),
+    ],
+    ids=["a device node", "a named pipe", "a link to a device", "/dev/null", "/dev/zero"],
+)
+def test_a_record_path_that_is_not_a_regular_file_is_refused_in_one_sentence(
+    tmp_path: Path, make: Callable[[Path], Path]
+) -> None:
+    path = make(tmp_path / "record.sqlite3")
+    result = refusal("--record", str(path))
+
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line == (
+        f"tictactoe: error: {path} is not a regular file;"
+        " the record needs the path of a file (or of a link to one)."
+    )
+    assert {entry.name for entry in tmp_path.iterdir()} <= {"record.sqlite3", "node"}
 
 
 def test_the_old_option_is_checked_the_same_way(tmp_path: Path) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
@@ -788,6 +790,28 @@ def test_paths_that_can_never_hold_the_record_are_refused(tmp_path: Path) -> Non
     assert "is a file, not a folder" in (path_problem(a_file / "deeper" / "r.sqlite3") or "")
     assert path_problem(tmp_path / "new" / "folders" / "record.sqlite3") is None
     assert path_problem(tmp_path / "record.sqlite3") is None
+    assert path_problem(Path("/dev/null")) == (
+        "/dev/null is not a regular file;"
+        " the record needs the path of a file (or of a link to one)."
+    )
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(a_file)
+    assert path_problem(link) is None
+
+
+def test_a_record_that_is_not_a_regular_file_is_left_alone(tmp_path: Path) -> None:
+    """Start-up refuses one; should one turn up later, nothing is written beside it."""
+    path = tmp_path / "record.sqlite3"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # as /dev/null
+    except OSError as error:
+        pytest.skip(f"no device node can be made here ({error.strerror})")
+    record = GameRecord(path)
+    record.add(played(ADA, BOB))
+    (notice,) = record.take_notices()
+    assert "is not a regular file, so it is left as it is" in notice
+    assert record.unsaved == 1
+    assert files_in(tmp_path) == {"record.sqlite3"}
 
 
 # The old stats.json, imported once.

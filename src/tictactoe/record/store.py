@@ -172,6 +172,8 @@ class GameRecord(Queries):
         if self.path is None:
             db = sqlite3.connect(":memory:", isolation_level=None)
         else:
+            if self.path.exists() and not self.path.is_file():  # SQLite would write beside it
+                raise NotOurs("is not a regular file, so it is left as it is")
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
         db.text_factory = read_text
