@@ -25,8 +25,7 @@ from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.series import Series
-from tictactoe.widgets.board import Board, Square, mark_art
-from tictactoe.widgets.scoreboard import Scoreboard
+from tictactoe.widgets.board import Board, Cell, mark_art
 
 SIZE: Final = (100, 32)
 """A comfortable terminal: the whole game fits."""
@@ -47,16 +46,16 @@ class SquareView:
     cell: int
 
     @property
-    def widget(self) -> Square:
-        return self.board.square(self.cell)
+    def widget(self) -> Cell:
+        return self.board.cells[self.cell]
 
     @property
     def mark(self) -> Mark | None:
-        return self.board.shown(self.cell).mark
+        return self.widget.mark
 
     @property
     def key(self) -> str:
-        return self.board.shown(self.cell).key
+        return self.widget.key
 
     @property
     def region(self) -> Region:
@@ -75,39 +74,22 @@ class SquareView:
 
     def shows(self, state: str) -> bool:
         """Whether the square shows `state`: "cursor", "win" or "hint"."""
-        return bool(getattr(self.board.shown(self.cell), state))
+        return self.widget.has_class(f"-{state}")
 
 
-@dataclass(frozen=True)
-class PartView:
-    """One part of the scoreboard ("player-1", "player-2", "tally"), as a test sees it."""
-
-    scoreboard: Scoreboard
-    part: str
-
-
-def painted(widget: Widget | SquareView | PartView) -> str:
-    """The characters `widget` (or one square, or one part of the scoreboard) paints,
-    border included, one line per row."""
+def painted(widget: Widget | SquareView) -> str:
+    """The characters `widget` (or one square) paints, border included, one line per row."""
     if isinstance(widget, SquareView):
         widget = widget.widget
-    if isinstance(widget, PartView):
-        region = widget.scoreboard.region_of(widget.part)
-        strips = widget.scoreboard.render_lines(region) if region else []
-    else:
-        width, height = widget.outer_size
-        strips = widget.render_lines(Region(0, 0, width, height))
+    width, height = widget.outer_size
+    strips = widget.render_lines(Region(0, 0, width, height))
     return "\n".join(strip.text for strip in strips)
 
 
-def inside(widget: Widget | PartView) -> list[str]:
+def inside(widget: Widget) -> list[str]:
     """The lines `widget` paints inside its border (padding included)."""
     lines = painted(widget).splitlines()
-    if isinstance(widget, PartView):
-        bordered = widget.scoreboard.bordered(widget.part)
-    else:
-        bordered = widget.styles.border_top[0] not in ("", "none", "hidden")
-    if bordered:
+    if widget.styles.border_top[0] not in ("", "none", "hidden"):
         lines = [line[1:-1] for line in lines[1:-1]]
     return lines
 
@@ -164,7 +146,7 @@ class Driver:
         lines = painted(square).splitlines()[1:-1]
         inside = "".join("".join(line[1:-1] for line in lines).split())
         for mark in Mark:
-            if inside == "".join(mark_art(mark, self.game.board.art_size).split()):
+            if inside == "".join(mark_art(mark, square.widget.art_room).split()):
                 return str(mark)
         return inside
 
@@ -189,14 +171,14 @@ class Driver:
 
     def card(self, player: int) -> str:
         """A player's scoreboard card as painted: "▶ name | mark | N wins | · level"."""
-        card = PartView(self.game.scoreboard, f"player-{player + 1}")
+        card = self.game.query_one(f"#player-{player + 1}")
         name, detail = (line.strip() for line in inside(card)[:2])
         mark, _, rest = detail.partition(" ")
         wins, _, level = rest.strip().partition(" · ")
         return " | ".join((name, mark, wins, f"· {level}" if level else ""))
 
     def tally(self) -> str:
-        return " ".join(painted(PartView(self.game.scoreboard, "tally")).split())
+        return " ".join(painted(self.game.query_one("#tally")).split())
 
     def to_move_card(self) -> int | None:
         """Which player's card is highlighted as the one to move."""

@@ -171,7 +171,7 @@ async def test_the_square_under_the_mouse_lights_up_and_only_it(start: Start) ->
         board = ui.game.board
 
         def border(cell: int) -> object:
-            square = board.square(cell)
+            square = board.cells[cell]
             top_left = next(iter(square.render_lines(square.size.region)[0]))
             return top_left.style
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from textual.pilot import Pilot
 
-from app.conftest import PartView, inside, painted
+from app.conftest import inside, painted
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
@@ -141,11 +141,10 @@ async def show(app: TicTacToeApp, pilot: Pilot[Any], raw: str) -> tuple[str, str
     assert game is not None
     game.series = series
     await pilot.pause()
-    name_line = inside(PartView(game.scoreboard, "player-1"))[0]
+    card = game.query_one("#player-1")
+    name_line = inside(card)[0]
     status = game.query_one("#status")
-    card = game.scoreboard.region_of("player-1")
-    assert card is not None
-    room = card.width - 4  # inside the card's border and padding
+    room = card.content_size.width
     return series.players[0].name, name_line.strip(), painted(status), room
 
 

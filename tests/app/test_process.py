@@ -313,7 +313,7 @@ def test_with_standard_output_piped_it_fills_the_real_terminal() -> None:
     game.read_until(b"choose your mark")
     time.sleep(1)
     game.drain()  # settled: any resize has been drawn
-    footer = game.output[: game.output.rindex(b"palette")]
+    footer = game.output[: game.output.rindex(b"Take X")]
     footer_row = int(re.findall(rb"\x1b\[(\d+);\d+H", footer)[-1])
     game.type(b"q", screen_after=LEAVE_ALTERNATE_SCREEN)
 

@@ -91,7 +91,7 @@ async def test_a_key_for_the_board_while_the_modal_is_open_changes_nothing_and_s
     start: Start, key: str
 ) -> None:
     async with start(**HOT_SEAT) as ui:
-        assert not ui.app.screen.query("#notice")  # no reminder yet, and no line for one
+        assert ui.top_text("#notice") == ""  # no reminder yet
         await ui.press(key)
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         assert "press X or O" in ui.top_text("#notice")

@@ -39,7 +39,7 @@ from tictactoe.widgets.board import Board
 from tictactoe.widgets.history import MoveHistory
 from tictactoe.widgets.scoreboard import Scoreboard
 from tictactoe.widgets.status import StatusLine
-from tictactoe.widgets.too_small import TooSmall, too_small
+from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
 __all__ = ["GameScreen"]
 
@@ -51,7 +51,7 @@ _CURSOR_MOVES: dict[str, tuple[int, int]] = {
 }
 
 
-class GameScreen(Screen[None]):
+class GameScreen(MinimumSize, Screen[None]):
     """Holds the one `Series` of the session; the board and scoreboard render it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -65,13 +65,19 @@ class GameScreen(Screen[None]):
         Binding("x", "choose_mark('X')", "Take X", show=False, priority=True),
         Binding("o", "choose_mark('O')", "Take O", show=False, priority=True),
         *(
-            Binding(key, f"move_cursor({rows}, {columns})", f"Cursor {key}", show=False,
-                    priority=True)
+            Binding(
+                key, f"move_cursor({rows}, {columns})", f"Cursor {key}", show=False, priority=True
+            )
             for key, (rows, columns) in _CURSOR_MOVES.items()
         ),
         *(
-            Binding(str(key), f"play_key('{key}')", f"Take the cell of key {key}", show=False,
-                    priority=True)
+            Binding(
+                str(key),
+                f"play_key('{key}')",
+                f"Take the cell of key {key}",
+                show=False,
+                priority=True,
+            )
             for key in range(1, 10)
         ),
     ]
@@ -132,9 +138,6 @@ class GameScreen(Screen[None]):
         self.board.focus()
         self._next_step()
 
-    def on_resize(self) -> None:
-        self.refresh_bindings()  # the keys come back above the minimum size
-
     # State flows down.
 
     def watch_series(self, old: Series, series: Series) -> None:
@@ -158,10 +161,6 @@ class GameScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.board.focus()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Below the minimum size only the "enlarge" line shows: the game's keys do nothing."""
-        return not too_small(self)
 
     # Input: each key, click or answer is an intent, applied as it arrives.
 

@@ -8,7 +8,7 @@ from textual import events
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from tictactoe.widgets.too_small import too_small
+from tictactoe.widgets.too_small import MinimumSize, too_small
 
 __all__ = ["InfoScreen"]
 
@@ -19,7 +19,7 @@ _PASSING_KEYS: Final = frozenset(
 """Keys that scroll or move within the screen, or that the app answers anywhere."""
 
 
-class InfoScreen(ModalScreen[None]):
+class InfoScreen(MinimumSize, ModalScreen[None]):
     """Closes with its bound keys; any key meant for the game earns a reminder."""
 
     WHAT: ClassVar[str] = "this screen"
@@ -27,13 +27,6 @@ class InfoScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-    def on_resize(self) -> None:
-        self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Below the minimum size only the "enlarge" line shows: the keys do nothing."""
-        return not too_small(self)
 
     def on_key(self, event: events.Key) -> None:
         own = {

@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, Static
 
 from tictactoe.engine import Mark
 from tictactoe.names import short
-from tictactoe.widgets.too_small import TooSmall, too_small
+from tictactoe.widgets.too_small import MinimumSize, TooSmall, too_small
 
 __all__ = ["MarkChoiceScreen"]
 
@@ -30,7 +30,7 @@ REMINDER: Final = "The board waits: press X or O to choose (Q quits)."
 """What the dialog says to input meant for the board."""
 
 
-class MarkChoiceScreen(ModalScreen[Mark | None]):
+class MarkChoiceScreen(MinimumSize, ModalScreen[Mark | None]):
     """Asks `name` for a mark. Dismisses with the Mark, or None to quit the game.
 
     Its answer keys are priority bindings: they act as they come off the app's queue, so
@@ -65,13 +65,6 @@ class MarkChoiceScreen(ModalScreen[Mark | None]):
             yield Static(id="notice")
         yield Footer()
         yield TooSmall()
-
-    def on_resize(self) -> None:
-        self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Below the minimum size only the "enlarge" line shows: its keys do nothing."""
-        return not too_small(self)
 
     @on(Button.Pressed, "#x")
     def _x(self) -> None:

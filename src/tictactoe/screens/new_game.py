@@ -24,7 +24,7 @@ from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
-from tictactoe.widgets.too_small import TooSmall, too_small
+from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
 __all__ = ["NewGameScreen"]
 
@@ -82,7 +82,7 @@ async def drained(widget: Widget) -> None:
     await done.wait()
 
 
-class NewGameScreen(Screen[Series]):
+class NewGameScreen(MinimumSize, Screen[Series]):
     """Collects the players; dismisses with a new `Series` once the names are valid."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -97,13 +97,6 @@ class NewGameScreen(Screen[Series]):
         super().__init__()
         self.config = config or GameConfig()
         """What the command line already said: the fields start from it."""
-
-    def on_resize(self) -> None:
-        self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Below the minimum size only the "enlarge" line shows: the keys do nothing."""
-        return not too_small(self)
 
     @property
     def first_move(self) -> FirstMove:

@@ -156,8 +156,7 @@ class RecordScreen(InfoScreen):
             for key, (tab, label) in _TAB_KEYS.items()
         ),
         *(
-            Binding(str(number), f"sort({number})", f"Sort by {heading}", show=False,
-                    priority=True)
+            Binding(str(number), f"sort({number})", f"Sort by {heading}", show=False, priority=True)
             for number, (_, heading) in enumerate(_COLUMNS, start=1)
         ),
         *(

@@ -150,8 +150,9 @@ class ReplayPane(TabPane, can_focus=True):
         if self._positions:
             self.step = max(0, min(len(self._positions) - 1, step))
 
-    @on(OptionList.OptionHighlighted, "#replay-moves")
-    def _jump(self, event: OptionList.OptionHighlighted) -> None:
+    @on(OptionList.OptionSelected, "#replay-moves")
+    def _jump(self, event: OptionList.OptionSelected) -> None:
+        """A click on a line of the move list (the list's highlight follows `step`)."""
         self.step = event.option_index
 
     @on(Board.CellChosen)

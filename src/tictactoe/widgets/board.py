@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Final
+from typing import Final
 
 from textual import on
 from textual.app import ComposeResult
@@ -78,7 +78,13 @@ class Cell(Button, can_focus=False):
         if self.mark is None:
             self.label = Content(self.key)
         else:
-            self.label = Content(mark_art(self.mark, self.content_size))
+            self.label = Content(mark_art(self.mark, self.art_room))
+
+    @property
+    def art_room(self) -> Size:
+        """The room a mark's drawing has inside the cell."""
+        width, height = self.content_size
+        return Size(max(0, width - 2 * self.styles.line_pad), height)
 
 
 class Board(Grid, can_focus=True):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
+from weakref import WeakKeyDictionary
 
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
-if TYPE_CHECKING:
-    from textual.screen import Screen
-
-__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "TooSmall", "too_small"]
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MinimumSize", "TooSmall", "too_small"]
 
 MIN_WIDTH: Final = 50
 MIN_HEIGHT: Final = 16
@@ -29,3 +29,33 @@ class TooSmall(Static):
 
     def __init__(self) -> None:
         super().__init__(f"Enlarge the terminal to {MIN_WIDTH}×{MIN_HEIGHT}", markup=False)
+
+
+class MinimumSize:
+    """For a screen: below the minimum size its keys do nothing, and the focus that hiding
+    its widgets took away comes back once the terminal is large enough again."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Below the minimum size only the "enlarge" line shows: the keys do nothing."""
+        assert isinstance(self, Screen)
+        return not too_small(self)
+
+    def on_resize(self) -> None:
+        assert isinstance(self, Screen)
+        self.refresh_bindings()  # the footer shows the keys again above the minimum size
+        if too_small(self):
+            if self.focused is not None:
+                _FOCUSED[self] = self.focused
+            return
+        widget = _FOCUSED.pop(self, None)
+        if widget is not None and self.focused is None:
+            self.call_after_refresh(_refocus, widget)
+
+
+_FOCUSED: WeakKeyDictionary[Screen[Any], Widget] = WeakKeyDictionary()
+"""The focused widget of each screen made too small, to give the focus back to."""
+
+
+def _refocus(widget: Widget) -> None:
+    if widget.is_attached and widget.screen.focused is None:
+        widget.focus()
