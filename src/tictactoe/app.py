@@ -8,7 +8,6 @@ import random
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
-from weakref import WeakKeyDictionary
 
 from platformdirs import user_log_path
 from rich.console import Console, RenderableType
@@ -17,13 +16,13 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
-from textual.widget import Widget
 
 from tictactoe.adapters.crash import CrashReporting
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.process import signals_wake
 from tictactoe.screens.game import GameScreen
+from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.series import Series
 from tictactoe.settings import SettingsStore
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
@@ -75,7 +74,6 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """Whether the session is ending already: a later signal changes nothing."""
         self._warnings: list[str] = []
         """What loading the settings had to say, told once the screen is up."""
-        self._focus_before_resize: WeakKeyDictionary[Screen[object], Widget] = WeakKeyDictionary()
 
     @property
     def record(self) -> GameRecord:
@@ -101,30 +99,23 @@ class TicTacToeApp(CrashReporting[Series | None]):
                 return TerminalDriver
         return driver
 
-    def get_default_screen(self) -> Screen[None]:
-        """The first screen: the game itself when both names are known, so that it is made
-        and drawn first (not a blank screen, kept under the game all session); otherwise
-        Textual's blank screen, under the new-game screen that asks for the names."""
+    def on_load(self) -> None:
+        signals_wake(asyncio.get_running_loop())  # before Textual starts its threads
         self._warnings = self.settings.load()
         theme = self.settings.settings.theme
         if theme in self.available_themes:
             self.theme = theme  # before anything is styled
-        series = self.config.initial_series()
-        if series is None:
-            return super().get_default_screen()
-        self.series = series
-        return self._game_screen(series)
-
-    def on_load(self) -> None:
-        signals_wake(asyncio.get_running_loop())  # before Textual starts its threads
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._warn(self._warnings)
-        if self.series is None:
+        series = self.config.initial_series()
+        if series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
 
             self.push_screen(NewGameScreen(self.config), self._play)
+        else:
+            self._play(series)
 
     def on_ready(self) -> None:
         """What exists by now lives all session: keep the collector's passes off it, and
@@ -154,23 +145,17 @@ class TicTacToeApp(CrashReporting[Series | None]):
     def _remember_theme(self, _theme: object) -> None:
         self._warn(self.settings.update(theme=self.theme))
 
-    def on_resize(self) -> None:
-        """Hiding everything below the minimum size takes the focus away: give it back."""
-        screen = self.screen
-        if screen.focused is not None:
-            self._focus_before_resize[screen] = screen.focused
-        self.call_after_refresh(self._restore_focus)
+    async def on_game_screen_mark_wanted(self, _event: GameScreen.MarkWanted) -> None:
+        """Ask the chooser for a mark, unless a mark typed ahead has settled it already.
 
-    def _restore_focus(self) -> None:
-        screen = self.screen
-        width, height = self.size
-        if screen.focused is not None or width < MIN_WIDTH or height < MIN_HEIGHT:
+        The dialog is opened here, on the app's queue, so its answer is delivered there too:
+        right after the key that gave it, before the next key is read.
+        """
+        game = self.game_screen
+        chooser = game.series.person_choosing if game else None
+        if game is None or chooser is None or isinstance(self.screen, MarkChoiceScreen):
             return
-        remembered = self._focus_before_resize.get(screen)
-        if remembered is not None and remembered.is_attached and remembered.focusable:
-            remembered.focus()
-        else:
-            screen.focus_next()
+        await self.push_screen(MarkChoiceScreen(chooser.name), game.choose_mark)
 
     def stop(self, status: int) -> None:
         """End the session for a signal (or the terminal gone), leaving `status`.
@@ -263,26 +248,25 @@ class TicTacToeApp(CrashReporting[Series | None]):
             self._warn(self._game_record.take_notices())
 
     async def action_quit(self) -> None:
-        """Leave once every input typed before this has had its turn; the score is printed."""
+        """Leave: every key typed before this has been applied; the score is printed."""
         game = self.game_screen
-        if game is None:
-            self.exit(None)
-        else:
-            game.action_quit()
+        self.exit(game.series if game else None)
 
-    def action_help(self) -> None:
-        from tictactoe.screens.help import HelpScreen  # Markdown: ~90-110 ms of imports
+    async def action_help(self) -> None:
+        """Open the help; awaited, so that the keys typed after `?` find it on top."""
+        from tictactoe.screens.help import HelpScreen  # imported when first asked for
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            await self.push_screen(HelpScreen())
 
-    def action_show_record(self) -> None:
-        from tictactoe.screens.record import RecordScreen  # DataTable, tabs: imported when asked
+    async def action_show_record(self) -> None:
+        """Open the record; awaited, so that the keys typed after `s` find it on top."""
+        from tictactoe.screens.record import RecordScreen  # imported when first asked for
 
         if isinstance(self.screen, RecordScreen):
             return
         game = self.game_screen
-        self.push_screen(
+        await self.push_screen(
             RecordScreen(self.record, game.series.players if game else None, warn=self._warn)
         )
 
