@@ -15,6 +15,7 @@ deployment needs:
 - bound to loopback (the default), it answers only requests addressed to a loopback name, and a
   game's websocket only opens from the server's own page, so other web sites the person visits
   cannot start or play games through it.
+- it serves the page, the page's files and the games' websocket, and lists no folder.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from pathlib import Path
 from typing import Any, Final
 
 import aiohttp_jinja2
+import jinja2
+import textual_serve
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
@@ -47,6 +50,9 @@ log = logging.getLogger("tictactoe.web")
 
 TEMPLATES: Final = Path(__file__).with_name("web_templates")
 """Our copy of textual-serve's page (`app_index.html`)."""
+
+STATIC: Final = Path(textual_serve.__file__).with_name("static")
+"""textual-serve's files for the page: its script, style sheet, fonts and background."""
 
 TITLE: Final = "Tic-tac-toe"
 
@@ -237,9 +243,19 @@ class GameServer(Server):
         self._stopping = False
         self._stop = asyncio.Event()
 
-    async def _make_app(self) -> web.Application:
-        app = await super()._make_app()
-        app.middlewares.append(self._only_our_own_page)
+    async def make_app(self) -> web.Application:
+        """The site: the page, its files (never a listing of their folders) and the games'
+        websocket, answering only what a page of this server on this machine asks."""
+        app = web.Application(middlewares=[self._only_our_own_page])
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(TEMPLATES))
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.static("/static", STATIC, name="static"),
+            ]
+        )
+        app.on_shutdown.append(self.on_shutdown)
         return app
 
     @web.middleware
@@ -337,9 +353,6 @@ class GameServer(Server):
         finally:
             self._spare_starting = False
 
-    async def on_startup(self, app: web.Application) -> None:
-        """textual-serve prints its logo here; `run` prints the address once it is bound."""
-
     async def on_shutdown(self, app: web.Application) -> None:
         """Every game ends, together, before the server does."""
         await self.stop_sessions()
@@ -364,7 +377,7 @@ class GameServer(Server):
     async def run(self, announce: Callable[[str], None] = print) -> None:
         """Serve until SIGINT, SIGTERM or SIGHUP; `announce` gets the address to open."""
         runner = web.AppRunner(
-            await self._make_app(),
+            await self.make_app(),
             handle_signals=False,
             access_log=None,
             shutdown_timeout=KILL_GRACE,

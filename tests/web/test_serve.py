@@ -185,3 +185,13 @@ def test_the_page_is_our_own_and_names_no_other_host() -> None:
     for line in page.splitlines():
         if "http" in line:
             assert "xmlns=" in line, line
+
+
+async def test_no_folder_is_listed(served: Served) -> None:
+    async with aiohttp.ClientSession() as session:
+        for folder in ("static/", "static/js/", "static/fonts/", "static/css/"):
+            async with session.get(f"{served.url}{folder}") as response:
+                assert response.status in (403, 404), f"/{folder} answered {response.status}"
+                assert "Index of" not in await response.text()
+        async with session.get(f"{served.url}static/js/textual.js") as script:
+            assert script.status == 200
