@@ -18,6 +18,7 @@ __all__ = [
     "NAME_WIDTH",
     "clean_name",
     "name_key",
+    "quoted",
     "short",
 ]
 
@@ -74,3 +75,13 @@ def short(name: str, width: int = NAME_WIDTH) -> str:
             break
         prefix += char
     return prefix + "…"
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """`text` quoted, with every character a terminal would act on written as an escape:
+    for telling a player about text that could not be used (from a file, say)."""
+    shown = "".join(
+        char if char.isprintable() else char.encode("unicode_escape", "backslashreplace").decode()
+        for char in text[:limit]
+    )
+    return f"“{shown}{'…' if len(text) > limit else ''}”"

@@ -2,7 +2,8 @@
 
 They live in the user's config directory, never beside the game record. The file
 is kept by the rules of `safe_files`: atomic writes, damaged files moved aside,
-newer formats left alone, failures reported once and never fatal.
+newer formats left alone, failures reported once and never fatal. A single value
+the game cannot use is dropped with a notice; the others are kept.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Final
 import platformdirs
 
 from tictactoe.keys import KeyLayout
+from tictactoe.names import quoted
 from tictactoe.safe_files import LeaveAlone, atomic_write_json, read_json_file
 
 __all__ = ["SETTINGS_VERSION", "Settings", "SettingsStore", "default_settings_path"]
@@ -42,12 +44,30 @@ class Settings:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Settings:
+        """The settings `data` holds; a value the game cannot use is left out."""
+        return cls.read(data)[0]
+
+    @classmethod
+    def read(cls, data: dict[str, object]) -> tuple[Settings, list[str]]:
+        """The settings `data` holds, and for each value left out, why, in words.
+
+        Each value stands on its own: a digit layout the game does not know costs
+        that choice only, never the theme beside it.
+        """
+        problems = []
         theme, keys = data.get("theme"), data.get("keys")
         if theme is not None and not isinstance(theme, str):
-            raise ValueError("theme is not a name")
+            problems.append("has a theme that is not a name")
+            theme = None
+        layouts = {layout.value: layout for layout in KeyLayout}
         if keys is not None and not isinstance(keys, str):
-            raise ValueError("keys is not a layout name")
-        return cls(theme=theme, keys=KeyLayout(keys) if keys else None)
+            problems.append("has a digit layout that is not a name")
+        elif keys and keys not in layouts:
+            known = " and ".join(layouts)
+            problems.append(
+                f"has a digit layout the game does not know ({quoted(keys)}; it knows {known})"
+            )
+        return cls(theme=theme, keys=layouts.get(keys) if isinstance(keys, str) else None), problems
 
 
 class SettingsStore:
@@ -65,13 +85,18 @@ class SettingsStore:
             return []
         try:
             loaded, warning = read_json_file(
-                self.path, SETTINGS_VERSION, Settings.from_json, "The settings file"
+                self.path, SETTINGS_VERSION, Settings.read, "The settings file"
             )
         except LeaveAlone as error:
             self._writable = False
             return [str(error)]
-        self.settings = loaded or Settings()
-        return [warning] if warning else []
+        if loaded is None:
+            return [warning] if warning else []
+        self.settings, problems = loaded
+        return [
+            f"The settings file {self.path} {problem}, so the default is used."
+            for problem in problems
+        ]
 
     def update(self, *, theme: str | None = None, keys: KeyLayout | None = None) -> list[str]:
         """Remember a new choice and save it; a failure is reported once, then kept quiet."""

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from tictactoe.ai import Level
-from tictactoe.names import MAX_NAME_LENGTH, clean_name
+from tictactoe.names import MAX_NAME_LENGTH, clean_name, quoted
 from tictactoe.series import COMPUTER_NAME, Player
 
-__all__ = ["MAX_COUNT", "ImportedTotals", "LegacyStats", "read_legacy_stats", "visible"]
+__all__ = ["MAX_COUNT", "ImportedTotals", "LegacyStats", "read_legacy_stats"]
 
 MAX_COUNT: Final = 10**9
 """The largest count believed: nobody has played a billion matches."""
@@ -82,15 +82,6 @@ def _parse_int(text: str) -> int | _Unbelievable:
     return int(text) if len(text) <= 18 else _Unbelievable(text)
 
 
-def visible(text: str, limit: int = 40) -> str:
-    """`text` quoted, with every character a terminal would act on written as an escape."""
-    shown = "".join(
-        char if char.isprintable() else char.encode("unicode_escape", "backslashreplace").decode()
-        for char in text[:limit]
-    )
-    return f"“{shown}{'…' if len(text) > limit else ''}”"
-
-
 def read_legacy_stats(raw: bytes) -> LegacyStats:
     """Parse an old stats file's bytes; every entry is believed or refused on its own."""
     try:
@@ -127,7 +118,7 @@ def read_legacy_stats(raw: bytes) -> LegacyStats:
     for name, found in entries.items():
         why = _why_refused(name, found)
         if why:
-            refused.append(f"{visible(name)} ({why})")
+            refused.append(f"{quoted(name)} ({why})")
             continue
         counts = found[0]
         assert isinstance(counts, dict)
@@ -163,7 +154,7 @@ def _why_refused(name: str, found: list[object]) -> str | None:
         return "not an object of wins, losses and draws"
     keys = [key for key, _ in _pairs(counts)]
     if sorted(keys) != sorted(_COUNTS):
-        return f"expected wins, losses and draws once each, found {', '.join(map(visible, keys))}"
+        return f"expected wins, losses and draws once each, found {', '.join(map(quoted, keys))}"
     for key, value in _pairs(counts):
         if type(value) is not int or not 0 <= value <= MAX_COUNT:
             shown = repr(value) if isinstance(value, int | _Unbelievable) else type(value).__name__

@@ -70,10 +70,6 @@ def test_an_update_keeps_what_it_does_not_mention_and_skips_no_change(tmp_path: 
     [
         pytest.param("{not json", "not valid JSON", id="not-json"),
         pytest.param(b"\xff\xfe\x00", "not valid text", id="not-text"),
-        pytest.param('{"version": 1, "theme": 5}', "not in the expected shape", id="bad-theme"),
-        pytest.param(
-            '{"version": 1, "keys": "qwerty"}', "not in the expected shape", id="bad-keys"
-        ),
         pytest.param('["version", 1]', "not in the expected shape", id="not-an-object"),
         pytest.param('{"theme": "nord"}', "not in the expected shape", id="no-version"),
     ],
@@ -101,6 +97,60 @@ def test_a_damaged_file_is_moved_aside_with_a_warning(
     assert store.update(theme="nord") == []  # a fresh file is started
     assert json.loads(path.read_text(encoding="utf-8"))["theme"] == "nord"
     assert kept[0].read_bytes() == raw
+
+
+BAD_VALUES = {
+    "an unknown layout": (
+        {"theme": "nord", "keys": "qwerty"},
+        Settings(theme="nord"),
+        "has a digit layout the game does not know (“qwerty”; it knows numpad and phone),"
+        " so the default is used.",
+    ),
+    "a layout that is no name": (
+        {"theme": "nord", "keys": 7},
+        Settings(theme="nord"),
+        "has a digit layout that is not a name, so the default is used.",
+    ),
+    "a theme that is no name": (
+        {"theme": 5, "keys": "phone"},
+        Settings(keys=KeyLayout.PHONE),
+        "has a theme that is not a name, so the default is used.",
+    ),
+    "escape sequences": (
+        {"theme": "nord", "keys": "\x1b]2;PWNED\x07"},
+        Settings(theme="nord"),
+        "has a digit layout the game does not know (“\\x1b]2;PWNED\\x07”; it knows numpad and"
+        " phone), so the default is used.",
+    ),
+    "both": (
+        {"theme": ["nord"], "keys": "dvorak"},
+        Settings(),
+        "has a theme that is not a name, so the default is used.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("values", "kept", "said"), BAD_VALUES.values(), ids=BAD_VALUES.keys())
+def test_a_bad_value_is_dropped_in_plain_words_and_the_good_ones_are_kept(
+    tmp_path: Path, values: dict[str, object], kept: Settings, said: str
+) -> None:
+    path = tmp_path / "settings.json"
+    write(path, {"version": SETTINGS_VERSION, **values})
+    before = path.read_bytes()
+
+    store = SettingsStore(path)
+    warnings = store.load()
+
+    assert warnings[0] == f"The settings file {path} {said}"
+    assert all("KeyLayout" not in warning and "\x1b" not in warning for warning in warnings)
+    assert store.settings == kept
+    assert path.read_bytes() == before, "nothing is written or moved aside for a bad value"
+    assert files_in(tmp_path) == ["settings.json"]
+
+    assert store.update(keys=KeyLayout.PHONE) == []  # the next save drops the bad value
+    assert Settings.from_json(json.loads(path.read_text(encoding="utf-8"))) == Settings(
+        theme=kept.theme, keys=KeyLayout.PHONE
+    )
 
 
 def test_a_newer_file_is_left_alone(tmp_path: Path) -> None:
