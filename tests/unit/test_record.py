@@ -937,18 +937,22 @@ def test_duplicate_keys_never_drop_a_record_silently(tmp_path: Path) -> None:
     assert "“Eve” (listed 2 times)" in notice
 
 
+WITH = ("", "-wal", "-shm")
+"""The record's file and SQLite's own files beside it."""
+
+
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
-        (b"\xff\xfe not text", "not valid text"),
-        (b'{"version": 1, "players": {"Ada"', "not valid JSON"),
-        (b"[1, 2]", "not a statistics file"),
-        (b'{"version": 2, "players": {}}', "format 1"),
-        (b'{"version": 1}', "no players"),
-        (b"[" * 100_000, "not valid JSON"),
+        (b"\xff\xfe not text", "is not valid text"),
+        (b'{"version": 1, "players": {"Ada"', "is not valid JSON"),
+        (b"[1, 2]", "is not a statistics file (not a JSON object)"),
+        (b'{"version": 2, "players": {}}', "is not a statistics file of format 1"),
+        (b'{"version": 1}', "has no players object"),
+        (b"[" * 100_000, "is not valid JSON"),
     ],
 )
-def test_an_old_file_that_cannot_be_read_at_all_is_set_aside_with_a_notice(
+def test_an_old_file_that_cannot_be_read_at_all_is_left_as_it_is_with_a_notice(
     tmp_path: Path, content: bytes, problem: str
 ) -> None:
     legacy = tmp_path / "stats.json"
@@ -956,8 +960,11 @@ def test_an_old_file_that_cannot_be_read_at_all_is_set_aside_with_a_notice(
     record = GameRecord(tmp_path / "record.sqlite3", legacy=legacy)
     assert record.players() == []
     (notice,) = record.take_notices()
-    assert problem in notice and "nothing was imported" in notice
-    assert (tmp_path / "stats.json.imported").read_bytes() == content
+    assert notice == (
+        f"The old statistics file {legacy} {problem}, so nothing was imported; it is left as it is."
+    )
+    assert legacy.read_bytes() == content
+    assert files_in(tmp_path) <= {"stats.json", *(f"record.sqlite3{end}" for end in WITH)}
 
 
 def test_the_record_imports_nothing_from_textual() -> None:

@@ -192,7 +192,10 @@ def _import_in_background(record: Path, legacy: Path, tell: Callable[[str], None
 
 
 def import_legacy(db: sqlite3.Connection, legacy: Path, tell: Callable[[str], None]) -> None:
-    """Import the old file into `db` once (its digest is remembered), then rename it."""
+    """Import the old file into `db` once (its digest is remembered), then rename it.
+
+    A file that cannot be read at all (not JSON, not the old format) is left as it is.
+    """
     if not legacy.is_file():
         return
     try:
@@ -203,12 +206,18 @@ def import_legacy(db: sqlite3.Connection, legacy: Path, tell: Callable[[str], No
             "it was not imported."
         )
         return
-    digest = hashlib.sha256(raw).hexdigest()
     stats = read_legacy_stats(raw)
+    if stats.problem is not None:  # what could not be read is not renamed as imported
+        tell(
+            f"The old statistics file {legacy} {stats.problem}, so nothing was imported;"
+            " it is left as it is."
+        )
+        return
+    digest = hashlib.sha256(raw).hexdigest()
     try:
         with transaction(db):
             done = db.execute("SELECT 1 FROM imports WHERE digest = ?", (digest,)).fetchone()
-            if done is None and stats.problem is None:
+            if done is None:
                 _insert_imported(db, legacy, digest, stats)
     except sqlite3.Error as error:
         tell(
@@ -262,8 +271,6 @@ def _insert_imported(db: sqlite3.Connection, legacy: Path, digest: str, stats: L
 
 
 def _import_notice(legacy: Path, stats: LegacyStats, kept: str) -> str:
-    if stats.problem is not None:
-        return f"The old statistics file {legacy} {stats.problem}, so nothing was imported. {kept}"
     count = len(stats.totals)
     notice = (
         f"The old statistics file {legacy} was imported into the game record "
