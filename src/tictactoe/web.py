@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import contextlib
 import ipaddress
+import json
 import logging
 import os
 import shlex
@@ -36,7 +37,8 @@ from typing import Any, Final
 import aiohttp_jinja2
 import jinja2
 import textual_serve
-from aiohttp import web
+from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 from textual_serve.server import Server, to_int
@@ -69,6 +71,9 @@ SPARE_AFTER: Final = 1.5
 STOP_WITHIN: Final = QUIT_GRACE + 3 * KILL_GRACE
 """The longest the server takes to stop with games open (all are stopped at once)."""
 
+MAX_SIZE: Final = (1000, 500)
+"""The largest terminal a tab may ask for, in columns and rows (a wall of 8K screens is less)."""
+
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
@@ -86,6 +91,11 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def fits(width: int, height: int) -> bool:
+    """A terminal size a page can ask for: from one cell to `MAX_SIZE`."""
+    return 0 < width <= MAX_SIZE[0] and 0 < height <= MAX_SIZE[1]
 
 
 def _url_host(host: str) -> str:
@@ -270,11 +280,13 @@ class GameServer(Server):
         """
         target = request.url
         if is_loopback(self.host) and not is_loopback(target.host or ""):
+            log.warning("refused a request addressed to %.80r: not this machine", request.host)
             raise web.HTTPMisdirectedRequest(text="This server only answers on this machine.\n")
         origin = request.headers.get("Origin")
         if request.path == "/ws" and origin is not None:
             source = URL(origin)
             if (source.host, source.port) != (target.host, target.port):
+                log.warning("refused a game to a page from %.80r", origin)
                 raise web.HTTPForbidden(text="Games start only from this server's own page.\n")
         return await handler(request)
 
@@ -299,11 +311,13 @@ class GameServer(Server):
             to_int(request.query.get("width", "80"), 80),
             to_int(request.query.get("height", "24"), 24),
         )
+        if not fits(*size):
+            size = (80, 24)
         session: GameSession | None = None
         try:
             session = await self._take_session(*size)
             await session.attach(websocket, *size)
-            await self._process_messages(websocket, session)
+            await self._relay(websocket, session)
         except asyncio.CancelledError:
             pass
         except Exception:
@@ -313,6 +327,33 @@ class GameServer(Server):
                 await self._end(session)
             await websocket.close()
         return websocket
+
+    async def _relay(self, websocket: web.WebSocketResponse, session: GameSession) -> None:
+        """Pass on what the tab sends to its game (keys, resizes, focus) and answer its pings;
+        anything else the page never sends is logged in one line and ignored."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+            except ValueError:
+                envelope = None
+            match envelope:
+                case ["stdin", str(keys)]:
+                    await session.send_bytes(keys.encode("utf-8", errors="replace"))
+                case ["resize", {"width": int(width), "height": int(height)}]:
+                    if fits(width, height):
+                        await session.set_terminal_size(width, height)
+                    else:
+                        log.warning("ignored a resize to %d by %d cells", width, height)
+                case ["ping", str(stamp)]:
+                    await websocket.send_json(["pong", stamp])
+                case ["focus"]:
+                    await session.focus()
+                case ["blur"]:
+                    await session.blur()
+                case _:
+                    log.warning("ignored a message the page never sends: %.80r", message.data)
 
     async def _start(self, width: int, height: int) -> GameSession:
         session = GameSession(self.game_argv, self.download_manager)
@@ -412,6 +453,18 @@ class GameServer(Server):
         return f"http://{_url_host(host)}:{self.port}/"
 
 
+class BadRequestsInOneLine(logging.Filter):
+    """A request that aiohttp cannot even parse is the sender's doing: one line, no traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            reason = " ".join(str(error.message).split())
+            record.msg, record.args = "%s: %s %.80s", (record.getMessage(), error.code, reason)
+            record.exc_info = record.exc_text = None
+        return True
+
+
 def _bound_port(runner: web.AppRunner, asked: int) -> int:
     for address in runner.addresses:
         if isinstance(address, tuple) and len(address) >= 2:
@@ -458,7 +511,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tictactoe.cli import parse_config
 
     parse_config(game_args)  # a bad game option fails here, once, not in every tab
-    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    output = logging.StreamHandler()
+    output.addFilter(BadRequestsInOneLine())
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", handlers=[output])
     server = GameServer(game_args, host=args.host, port=args.port)
 
     def announce(address: str) -> None:

@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
@@ -195,3 +196,60 @@ async def test_no_folder_is_listed(served: Served) -> None:
                 assert "Index of" not in await response.text()
         async with session.get(f"{served.url}static/js/textual.js") as script:
             assert script.status == 200
+
+
+def ask(url: str, request: bytes) -> bytes:
+    """Send `request` as it is to the server at `url`; the first line of the answer."""
+    address = urlsplit(url)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as connection:
+        connection.sendall(request)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.partition(b"\r\n")[0]
+
+
+async def pong(websocket: aiohttp.ClientWebSocketResponse) -> None:
+    """Ping the server through a tab's websocket, as the page does, and wait for the answer."""
+    await websocket.send_str('["ping", "7"]')
+    while True:
+        message = await websocket.receive(timeout=10)
+        assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+        if message.type == aiohttp.WSMsgType.TEXT:
+            assert message.json() == ["pong", "7"]
+            return
+
+
+async def test_malformed_requests_and_frames_are_one_line_each_and_no_traceback(
+    served: Served,
+) -> None:
+    def new_lines(before: str) -> list[str]:
+        return served.output()[len(before) :].splitlines()
+
+    host = urlsplit(served.url).netloc.encode()
+    requests = {
+        "no Host header": b"GET / HTTP/1.1\r\n\r\n",
+        "an empty Host header": b"GET / HTTP/1.1\r\nHost:\r\n\r\n",
+        "a 100 KB header": b"GET / HTTP/1.1\r\nHost: "
+        + host
+        + b"\r\nX-Big: "
+        + b"a" * 100_000
+        + b"\r\n\r\n",
+    }
+    for what, request in requests.items():
+        before = served.output()
+        status = ask(served.url, request)
+        assert status.split()[1][:1] == b"4", f"{what}: {status!r}"
+        assert len(new_lines(before)) == 1, f"{what}: {new_lines(before)}"
+
+    async with tab(served.url) as websocket:
+        for frame in ("{{{not json", '["resize",{"width":"x"}]', '["stdin",12345]', "[]"):
+            before = served.output()
+            await websocket.send_str(frame)
+            await pong(websocket)  # the tab's game goes on
+            assert len(new_lines(before)) == 1, f"{frame}: {new_lines(before)}"
+    served.stop()
+    assert "Traceback" not in served.output(), served.output()
