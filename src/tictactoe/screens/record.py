@@ -8,6 +8,7 @@ as fast as an empty one. Every name comes from the file and is shown as plain te
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Final
 
@@ -17,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
+from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, Tabs
 
 from tictactoe.engine import Mark
@@ -131,6 +133,13 @@ _TAB_TARGETS: Final = {
     "replay": "replay",
 }
 """What takes the keys on each tab."""
+
+
+async def _settled(widget: Widget) -> None:
+    """Wait until `widget` has handled every message already sent to it."""
+    done = asyncio.Event()
+    widget.call_later(done.set)
+    await done.wait()
 
 
 class RecordScreen(InfoScreen):
@@ -413,7 +422,15 @@ class RecordScreen(InfoScreen):
     async def _show_tab(self, tab: str) -> None:
         await self._fill(tab)
         self.tabs.active = tab
-        self._focus_tab(tab)
+        target = self._focus_tab(tab)
+        # Focusing a widget in a pane tells the TabbedContent to show that pane, by messages
+        # passed up from the widget; were a later key to switch tabs before they arrived,
+        # they would switch back. Wait for them.
+        for node in (target, *target.ancestors):
+            if isinstance(node, Widget):
+                await _settled(node)
+            if node is self.tabs:
+                break
 
     @on(TabbedContent.TabActivated)
     async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -422,9 +439,10 @@ class RecordScreen(InfoScreen):
         if tab and self.tabs.active == tab:
             await self._show_tab(tab)
 
-    def _focus_tab(self, tab: str) -> None:
+    def _focus_tab(self, tab: str) -> Widget:
         """Give the tab's table (or the replay) the keys now, not after the next frame."""
-        target = _TAB_TARGETS[tab]
+        widget = self.query_one(f"#{_TAB_TARGETS[tab]}")
         self.refresh_bindings()  # the replay's keys show on its tab only
-        if self.focused is None or self.focused.id != target:
-            self.set_focus(self.query_one(f"#{target}"))
+        if self.focused is not widget:
+            self.set_focus(widget)
+        return widget
