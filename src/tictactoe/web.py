@@ -1,21 +1,20 @@
 """`tictactoe serve`: the same game in web browsers, one game process per tab, via textual-serve.
 
-textual-serve's `Server` runs an aiohttp site whose page draws a terminal with xterm.js and opens a
-websocket; for each websocket its `AppService` starts the game as a child process with Textual's
-web driver (screen on stdout, keys on stdin). This module keeps that and changes what a real
-deployment needs:
+textual-serve provides the page (xterm.js draws a terminal and opens a websocket) and the service
+that runs a Textual app as a child process speaking Textual's web protocol (screen on stdout, keys
+on stdin). This server puts them together for a real deployment:
 
-- the page is our own copy of textual-serve's, with its fonts served from here (no request leaves
-  this server, so it works offline);
+- it serves the page, the page's files and the games' websocket, and lists no folder; the page is
+  our own copy of textual-serve's, with its fonts served from here (no request leaves this server,
+  so it works offline);
 - each game process is started without a shell, in its own session, with `TICTACTOE_SERVED=1` and
-  the `ServedDriver` (see `tictactoe.served`), and with the game options given to `serve`, so every
+  the served driver (see `tictactoe.served`), and with the game options given to `serve`, so every
   tab keeps its finished matches in the same place;
 - one game process is kept started ahead (the spare), so that a new tab shows its game sooner;
 - stopping the server (Ctrl+C, SIGTERM, SIGHUP) ends every game within `STOP_WITHIN` seconds;
 - bound to loopback (the default), it answers only requests addressed to a loopback name, and a
   game's websocket only opens from the server's own page, so other web sites the person visits
-  cannot start or play games through it.
-- it serves the page, the page's files and the games' websocket, and lists no folder.
+  cannot start or play games through it; what a tab sends is checked before it reaches a game.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import ipaddress
 import json
 import logging
 import os
-import shlex
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -39,11 +37,10 @@ import jinja2
 import textual_serve
 from aiohttp import WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
-from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
-from textual_serve.server import Server, to_int
 from yarl import URL
 
+from tictactoe.adapters.app_process import AppProcess
 from tictactoe.served import DRIVER, SERVED_ENV
 
 __all__ = ["GameServer", "GameSession", "build_parser", "game_command", "main"]
@@ -59,7 +56,7 @@ STATIC: Final = Path(textual_serve.__file__).with_name("static")
 TITLE: Final = "Tic-tac-toe"
 
 QUIT_GRACE: Final = 0.8
-"""Seconds a game has to end after being asked to, before it is terminated (it takes ~0.2)."""
+"""Seconds a game has to end after being asked to, before it is terminated."""
 
 KILL_GRACE: Final = 0.4
 """Seconds a game has to end after SIGTERM before it is killed; also the longest wait for the rest
@@ -98,11 +95,19 @@ def fits(width: int, height: int) -> bool:
     return 0 < width <= MAX_SIZE[0] and 0 < height <= MAX_SIZE[1]
 
 
+def _number(text: str | None, default: int) -> int:
+    """The whole number in `text`, else `default`."""
+    try:
+        return int(text or default)
+    except ValueError:
+        return default
+
+
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-class GameSession(AppService):
+class GameSession(AppProcess):
     """One browser tab's game: a child process that speaks Textual's web protocol.
 
     A session may start before its tab exists (the server keeps one spare, already past its
@@ -110,34 +115,22 @@ class GameSession(AppService):
     then sent in order before anything newer.
     """
 
+    quit_grace = QUIT_GRACE
+    kill_grace = KILL_GRACE
+
     def __init__(self, argv: Sequence[str], download_manager: DownloadManager) -> None:
         super().__init__(
-            shlex.join(argv),
+            argv,
+            {"TEXTUAL_DRIVER": DRIVER, SERVED_ENV: "1"},
             write_bytes=self._send_bytes,
             write_str=self._send_str,
             close=self._close_tab,
             download_manager=download_manager,
         )
-        self.argv = tuple(argv)
-        """The game's command, run without a shell."""
         self.websocket: web.WebSocketResponse | None = None
         """The tab showing this game, once attached."""
         self._held: list[bytes | str] = []
         self._output = asyncio.Lock()
-
-    @property
-    def pid(self) -> int | None:
-        """The game process's id, once started."""
-        return None if self._process is None else self._process.pid
-
-    @property
-    def running(self) -> bool:
-        """Started and not ended (nor asked to end)."""
-        return (
-            self._task is not None
-            and self._process is not None
-            and (self._process.returncode is None)
-        )
 
     async def attach(self, websocket: web.WebSocketResponse, width: int, height: int) -> None:
         """Show this game in `websocket`'s tab, at that tab's size."""
@@ -174,56 +167,9 @@ class GameSession(AppService):
         if self.websocket is not None:
             await self.websocket.close()
 
-    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        environment = super()._build_environment(width, height)
-        environment["TEXTUAL_DRIVER"] = DRIVER
-        environment[SERVED_ENV] = "1"
-        return environment
 
-    async def _open_app_process(
-        self, width: int = 80, height: int = 24
-    ) -> asyncio.subprocess.Process:
-        # Its own session: a Ctrl+C typed at the server's terminal reaches the server, which then
-        # ends every game itself, in order.
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self._build_environment(width=width, height=height),
-            start_new_session=True,
-        )
-        assert process.stdin is not None
-        self._stdin = process.stdin
-        return process
-
-    async def stop(self) -> None:
-        """End the game: ask it to quit, then terminate it, then kill it; bounded, idempotent."""
-        task, process = self._task, self._process
-        if task is None or process is None:
-            return
-        self._task = None
-        await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
-        if process.returncode is None:
-            await self.send_meta({"type": "quit"})
-            with contextlib.suppress(OSError, RuntimeError):
-                self.stdin.close()  # the game also ends when its input closes
-        for grace, hurry in ((QUIT_GRACE, process.terminate), (KILL_GRACE, process.kill)):
-            try:
-                await asyncio.wait_for(process.wait(), grace)
-                break
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    hurry()
-        await process.wait()
-        try:
-            await asyncio.wait_for(task, KILL_GRACE)  # reads the rest of the game's output
-        except TimeoutError:
-            log.warning("the output of game %s did not end; left unread", process.pid)
-
-
-class GameServer(Server):
-    """textual-serve's server running the game, with our page, our processes and a clean stop."""
+class GameServer:
+    """The game's web server: textual-serve's page, one game process per tab, a clean stop."""
 
     def __init__(
         self,
@@ -233,13 +179,12 @@ class GameServer(Server):
         *,
         spare: bool = True,
     ) -> None:
-        super().__init__(
-            shlex.join(game_command(game_args)),
-            host=host,
-            port=port,
-            title=TITLE,
-            templates_path=TEMPLATES,
-        )
+        self.host = host
+        """The address listened on."""
+        self.port = port
+        """The port listened on (once bound, the real one when 0 was asked for)."""
+        self.download_manager = DownloadManager()
+        """textual-serve's record of files being sent to tabs (the game sends none)."""
         self.game_argv = game_command(game_args)
         """What each tab's game process runs."""
         self.sessions: set[GameSession] = set()
@@ -294,10 +239,10 @@ class GameServer(Server):
     async def handle_index(self, request: web.Request) -> dict[str, Any]:
         """The page, with its addresses taken from the request: they work whatever name was used."""
         return {
-            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "font_size": _number(request.query.get("fontsize"), 16),
             "app_websocket_url": f"ws://{request.host}/ws",
             "config": {"static": {"url": "/static/"}},
-            "application": {"name": self.title},
+            "application": {"name": TITLE},
         }
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
@@ -308,8 +253,8 @@ class GameServer(Server):
             await websocket.close()
             return websocket
         size = (
-            to_int(request.query.get("width", "80"), 80),
-            to_int(request.query.get("height", "24"), 24),
+            _number(request.query.get("width"), 80),
+            _number(request.query.get("height"), 24),
         )
         if not fits(*size):
             size = (80, 24)

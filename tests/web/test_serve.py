@@ -58,14 +58,14 @@ def test_a_game_knows_it_is_served_from_its_environment() -> None:
     assert not is_served({})
     assert not is_served({SERVED_ENV: "0"})
 
-    environment = GameSession(game_command([]), DownloadManager())._build_environment(80, 24)
+    environment = GameSession(game_command([]), DownloadManager()).environment(80, 24)
     assert environment[SERVED_ENV] == "1"
     assert environment["TEXTUAL_DRIVER"] == DRIVER
 
 
 def test_a_served_game_ends_by_itself_when_its_input_closes() -> None:
     """The server gone (its end of the pipes closed), the game leaves at once, printing nothing."""
-    environment = GameSession(game_command([]), DownloadManager())._build_environment(100, 32)
+    environment = GameSession(game_command([]), DownloadManager()).environment(100, 32)
     game = subprocess.Popen(
         game_command(["--player1", "Ada", "--player2", "Bob", "--no-save"]),
         stdin=subprocess.PIPE,
