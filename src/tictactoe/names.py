@@ -35,32 +35,80 @@ _JOINERS: Final = frozenset("\u200c\u200d")
 """Format characters that belong inside names (emoji sequences, some scripts)."""
 
 
+_IGNORABLE: Final = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt): characters
+a terminal shows as nothing at all, the Hangul fillers among them."""
+
+_BLANKS: Final = frozenset("\u2800")
+"""Characters that take a cell but show nothing, though Unicode does not call them ignorable."""
+
+
 def _is_control(char: str) -> bool:
     category = unicodedata.category(char)
     return category in {"Cc", "Cs", "Cn"} or (category == "Cf" and char not in _JOINERS)
 
 
+def _is_invisible(char: str) -> bool:
+    """A format character or one of Unicode's default-ignorable ones: it shows as nothing."""
+    point = ord(char)
+    return unicodedata.category(char) == "Cf" or any(
+        start <= point <= end for start, end in _IGNORABLE
+    )
+
+
+def _shows(text: str) -> bool:
+    """Whether `text` has anything a person can see: a character that takes a cell of its own
+    and is neither a space nor invisible (a combining mark alone takes no cell)."""
+    return any(
+        not char.isspace()
+        and char not in _BLANKS
+        and not _is_invisible(char)
+        and cell_len(char) > 0
+        for char in text
+    )
+
+
 def clean_name(raw: str, default: str) -> str:
     """A name as it will be shown and kept: NFC, no control characters, spaces tidied.
 
-    Never empty (`default` stands in) and at most `MAX_NAME_LENGTH` characters.
+    At most `MAX_NAME_LENGTH` characters. `default` stands in for a name with nothing
+    to see: empty, or only spaces, joiners, marks and other invisible characters.
     """
     text = unicodedata.normalize("NFC", raw)
     kept = "".join(
         " " if char.isspace() else char for char in text if char.isspace() or not _is_control(char)
     )
     name = " ".join(kept.split())[:MAX_NAME_LENGTH].strip()
-    return name or default
+    return name if _shows(name) else default
 
 
 def name_key(name: str) -> str:
     """What two names are compared by: they clash when a person could not tell them apart.
 
     Unicode normalisation (NFKC, so "José" typed two ways is one name), case folding,
-    and no invisible characters (zero-width joiners and other format characters).
+    and no invisible characters (joiners, variation selectors, fillers and other
+    characters that show as nothing).
     """
     visible = "".join(
-        char for char in unicodedata.normalize("NFKC", name) if unicodedata.category(char) != "Cf"
+        char for char in unicodedata.normalize("NFKC", name) if not _is_invisible(char)
     )
     return unicodedata.normalize("NFKC", " ".join(visible.split()).casefold())
 

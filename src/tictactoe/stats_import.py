@@ -12,7 +12,6 @@ writes anything, or imports Textual.
 from __future__ import annotations
 
 import json
-import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
@@ -132,8 +131,8 @@ def read_legacy_stats(raw: bytes) -> LegacyStats:
 
 
 def _is_clean(name: str) -> bool:
-    """True when `clean_name` would keep `name` as it is (quick for the usual printable name)."""
-    if name.isprintable() and unicodedata.is_normalized("NFC", name):
+    """True when `clean_name` would keep `name` as it is (quick for a printable ASCII name)."""
+    if name.isascii() and name.isprintable():
         return len(name) <= MAX_NAME_LENGTH and name == name.strip() and "  " not in name
     return clean_name(name, "") == name
 
@@ -147,6 +146,8 @@ def _why_refused(name: str, found: list[object]) -> str | None:
         return "a lone surrogate in the name"
     if not name.strip():
         return "an empty name"
+    if not clean_name(name, ""):
+        return "nothing to see in the name"
     if not _is_clean(name):
         return "control or escape characters in the name"
     (counts,) = found

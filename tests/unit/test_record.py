@@ -861,6 +861,7 @@ HOSTILE = {
     "a lone surrogate": ('"\\ud800"', "surrogate"),
     "a bell": ('"Ding\\u0007"', "escape"),
     "an empty name": ('""', "empty"),
+    "a name with nothing to see": ('"\\u200d\\u3164"', "nothing to see"),
 }
 BAD_COUNTS = {
     "a 4,300-digit count": ("9" * 4300, "digit"),

@@ -79,6 +79,30 @@ def test_an_empty_name_becomes_the_default(raw: str) -> None:
     assert clean_name(raw, "Player 2") == "Player 2"
 
 
+INVISIBLE = {
+    "a zero-width joiner": "\u200d",
+    "both joiners": "\u200c\u200d",
+    "a word joiner": "\u2060",
+    "a byte order mark": "\ufeff",
+    "a soft hyphen": "\u00ad",
+    "a variation selector": "\ufe0f",
+    "a grapheme joiner": "\u034f",
+    "a combining mark": "\u0301",
+    "combining marks": "\u0301\u0308\u0336",
+    "a Hangul filler": "\u3164",
+    "Hangul jamo fillers": "\u115f\u1160",
+    "a blank Braille pattern": "\u2800",
+    "a tag character": "\U000e0041",
+    "spaces and joiners": " \u200d \u200b ",
+}
+
+
+@pytest.mark.parametrize("raw", INVISIBLE.values(), ids=INVISIBLE.keys())
+def test_a_name_with_nothing_to_see_becomes_the_default(raw: str) -> None:
+    assert clean_name(raw, "Player 2") == "Player 2"
+    assert Series.new("Ada", raw).players[1].name == "Player 2"
+
+
 def test_a_very_long_name_is_cut_without_a_trailing_space() -> None:
     name = clean_name("Ada " * 1000, "Player 1")
     assert len(name) <= 1000
@@ -105,7 +129,17 @@ def test_a_computer_player_keeps_its_level_and_gets_a_clean_name() -> None:
 
 @pytest.mark.parametrize(
     ("one", "two"),
-    [("Ada", "Ada"), ("Ada", "ada"), ("ADA", " ada "), ("Ada", "Ada\x00"), ("Straße", "STRASSE")],
+    [
+        ("Ada", "Ada"),
+        ("Ada", "ada"),
+        ("ADA", " ada "),
+        ("Ada", "Ada\x00"),
+        ("Straße", "STRASSE"),
+        ("Ada", "Ada\u200d"),
+        ("Ada", "A\u034fda"),
+        ("Ada", "Ada\u3164"),
+        ("Ada", "Ada\ufe0f"),
+    ],
 )
 def test_equal_names_clash(one: str, two: str) -> None:
     with pytest.raises(NameClash, match="differ"):
