@@ -6,9 +6,10 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 
@@ -22,7 +23,18 @@ from tictactoe.record_paths import path_problem
 from tictactoe.series import FirstMove, NameClash, Series
 from tictactoe.served import is_served
 
-__all__ = ["build_parser", "final_score", "main", "parse_config", "unsaved_note"]
+if TYPE_CHECKING:
+    from tictactoe.web import ServeConfig
+
+__all__ = [
+    "build_parser",
+    "final_score",
+    "game_options",
+    "main",
+    "parse_config",
+    "parse_serve",
+    "unsaved_note",
+]
 
 
 def _non_negative_seconds(text: str) -> float:
@@ -35,64 +47,146 @@ def _non_negative_seconds(text: str) -> float:
     return seconds
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError("a port is a number from 1 to 65535 (0: any free one)")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The `tictactoe` command's options, and its commands (`serve`) with theirs."""
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The parser of `tictactoe`, and that of `tictactoe serve` among its commands."""
     parser = argparse.ArgumentParser(
         prog="tictactoe",
+        usage="%(prog)s [options]\n       %(prog)s COMMAND [options]",
         description="Tic-tac-toe in the terminal: hot seat or against the computer.",
-        epilog="With both names (or --vs computer and --player1) the new-game screen is skipped.",
+        epilog="With both names (or --vs computer and --player1) the new-game screen is skipped."
+        " A command takes its own options after its name (tictactoe serve --help).",
     )
-    parser.add_argument("--player1", metavar="NAME", help="the first player's name")
-    parser.add_argument("--player2", metavar="NAME", help="the second player's name")
-    parser.add_argument(
+    _add_game_options(parser.add_argument)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        prog="tictactoe serve",
+        help="serve the game to web browsers on this machine, one game per tab",
+        description="Serve the game to web browsers: each tab plays its own series.",
+        epilog="All tabs keep their finished matches in the same place.",
+        allow_abbrev=False,
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default: 127.0.0.1, this machine only); another address"
+        " lets anyone who can reach it play and add to your game record",
+    )
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="the port to listen on (default: 8000; 0: any)"
+    )
+    _add_game_options(serve.add_argument_group("every tab's game").add_argument)
+    return parser, serve
+
+
+def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
+    """The options that set up a game, added with `add_argument` (a parser's or a group's)."""
+    add_argument("--player1", metavar="NAME", help="the first player's name")
+    add_argument("--player2", metavar="NAME", help="the second player's name")
+    add_argument(
         "--vs",
         choices=["person", "computer"],
         default=None,
         help="play another person at this keyboard, or the computer",
     )
-    parser.add_argument(
+    add_argument(
         "--level",
         choices=[level.value for level in Level],
         default=None,
         help="the computer's strength (default: medium)",
     )
-    parser.add_argument(
+    add_argument(
         "--first",
         choices=[rule.value for rule in FirstMove],
         default=FirstMove.CHOOSER.value,
         help="who moves first: the player who chose the mark (default), X, or at random",
     )
-    parser.add_argument(
+    add_argument(
         "--keys",
         choices=[layout.value for layout in KeyLayout],
         default=None,
         help="digit layout: numpad puts 7 8 9 on top (the default), phone puts 1 2 3 on top;"
         " remembered from the command palette otherwise",
     )
-    parser.add_argument(
+    add_argument(
         "--delay",
         type=_non_negative_seconds,
         default=0.4,
         metavar="SECONDS",
         help="how long the computer appears to think (default: 0.4)",
     )
-    parser.add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
-    parser.add_argument(
+    add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
+    add_argument(
         "--record",
         metavar="PATH",
         help="the game record's SQLite file (default: record.sqlite3 in your user data folder)",
     )
-    parser.add_argument("--stats-file", help=argparse.SUPPRESS)  # deprecated: see --record
-    parser.add_argument(
-        "--no-save", action="store_true", help="keep nothing: no record, no settings"
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    return parser
+    add_argument("--stats-file", help=argparse.SUPPRESS)  # deprecated: see --record
+    add_argument("--no-save", action="store_true", help="keep nothing: no record, no settings")
 
 
 def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
     """The session's setup from the command line; argparse exits on bad values."""
-    parser = build_parser()
+    parser, _ = _parsers()
     args = parser.parse_args(argv)
+    if args.command is not None:
+        parser.error(f"the options of {args.command} go after it: tictactoe {args.command} ...")
+    return _game_config(parser, args)
+
+
+def parse_serve(argv: Sequence[str]) -> ServeConfig:
+    """What `tictactoe serve` was asked for (`argv` follows `serve`); argparse exits on bad values.
+
+    The game options are checked here, once, and given to every tab's game as options again.
+    """
+    from tictactoe.web import ServeConfig  # imported late: --help stays instant
+
+    _, parser = _parsers()
+    args = parser.parse_args(argv)
+    game = _game_config(parser, args)
+    return ServeConfig(host=args.host, port=args.port, game_args=tuple(game_options(game)))
+
+
+def game_options(config: GameConfig) -> list[str]:
+    """The command-line options that set up `config` again."""
+    options = [f"--first={config.first_move.value}", f"--delay={config.computer_delay!r}"]
+    if config.player1 is not None:
+        options.append(f"--player1={config.player1}")
+    if config.level is not None:
+        options += ["--vs=computer", f"--level={config.level.value}"]
+    elif config.player2 is not None:
+        options.append(f"--player2={config.player2}")
+    if config.keys is not None:
+        options.append(f"--keys={config.keys.value}")
+    if config.seed is not None:
+        options.append(f"--seed={config.seed}")
+    if not config.save:
+        options.append("--no-save")
+    if config.record_file is not None:
+        options.append(f"--record={config.record_file}")
+    if config.stats_file is not None:
+        options.append(f"--stats-file={config.stats_file}")
+    return options
+
+
+def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> GameConfig:
+    """The game's setup from the options `parser` parsed into `args`; its errors exit."""
     vs = args.vs or ("computer" if args.level else "person")
     if vs == "person" and args.level:
         parser.error("--level only applies with --vs computer")
@@ -159,10 +253,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The whole command: its exit statuses are in the README."""
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "serve":  # `tictactoe serve ...`: the game for web browsers
-        from tictactoe.web import main as serve
+        from tictactoe.web import serve
 
         gc.enable()  # a server runs for long (the game turns it on once it is drawn)
-        return serve(argv[1:])
+        return serve(parse_serve(argv[1:]))
     config = parse_config(argv)
     problem = terminal_problem()
     if problem is not None:

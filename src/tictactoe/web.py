@@ -19,7 +19,6 @@ on stdin). This server puts them together for a real deployment:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import ipaddress
@@ -29,6 +28,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -43,7 +43,7 @@ from yarl import URL
 from tictactoe.adapters.app_process import AppProcess
 from tictactoe.served import DRIVER, SERVED_ENV
 
-__all__ = ["GameServer", "GameSession", "build_parser", "game_command", "main"]
+__all__ = ["GameServer", "GameSession", "ServeConfig", "game_command", "serve"]
 
 log = logging.getLogger("tictactoe.web")
 
@@ -72,6 +72,18 @@ MAX_SIZE: Final = (1000, 500)
 """The largest terminal a tab may ask for, in columns and rows (a wall of 8K screens is less)."""
 
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+@dataclass(frozen=True, slots=True)
+class ServeConfig:
+    """What `tictactoe serve` was asked for."""
+
+    host: str = "127.0.0.1"
+    """The address to listen on."""
+    port: int = 8000
+    """The port to listen on; 0 for any free one."""
+    game_args: tuple[str, ...] = ()
+    """The options every tab's game is started with."""
 
 
 def game_command(game_args: Sequence[str]) -> list[str]:
@@ -417,55 +429,18 @@ def _bound_port(runner: web.AppRunner, asked: int) -> int:
     return asked
 
 
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError("a port is a number from 1 to 65535 (0: any free one)")
-    return port
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tictactoe serve",
-        description="Serve the game to web browsers: each tab plays its own series.",
-        epilog="Any other option (--delay, --keys, --first, --record, --no-save, ...) is given"
-        " to every tab's game; see tictactoe --help. All tabs keep their finished matches in the"
-        " same place.",
-        allow_abbrev=False,
-    )
-    parser.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="the address to listen on (default: 127.0.0.1, this machine only); another address"
-        " lets anyone who can reach it play and add to your game record",
-    )
-    parser.add_argument(
-        "--port", type=_port, default=8000, help="the port to listen on (default: 8000; 0: any)"
-    )
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`tictactoe serve [--host HOST] [--port PORT] [game options]`."""
-    parser = build_parser()
-    args, game_args = parser.parse_known_args(argv)
-
-    from tictactoe.cli import parse_config
-
-    parse_config(game_args)  # a bad game option fails here, once, not in every tab
+def serve(config: ServeConfig) -> int:
+    """`tictactoe serve`: serve until stopped; the exit status."""
     output = logging.StreamHandler()
     output.addFilter(BadRequestsInOneLine())
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", handlers=[output])
-    server = GameServer(game_args, host=args.host, port=args.port)
+    server = GameServer(config.game_args, host=config.host, port=config.port)
 
     def announce(address: str) -> None:
         print(f"Serving tic-tac-toe on {address} (open it in a web browser; Ctrl+C stops)")
-        if not is_loopback(args.host):
+        if not is_loopback(config.host):
             print(
-                f"Listening on {args.host}: anyone who can reach it can play, and every game"
+                f"Listening on {config.host}: anyone who can reach it can play, and every game"
                 " they finish goes into your game record."
             )
         sys.stdout.flush()
@@ -476,5 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signal.SIGINT
     except OSError as error:
         reason = os.strerror(error.errno) if error.errno else str(error)
-        parser.exit(2, f"{parser.prog}: cannot listen on {args.host} port {args.port}: {reason}\n")
+        print(
+            f"tictactoe serve: cannot listen on {config.host} port {config.port}: {reason}",
+            file=sys.stderr,
+        )
+        return 2
     return 0

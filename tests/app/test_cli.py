@@ -6,7 +6,7 @@ import gc
 import io
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.names import NAME_WIDTH, short
 from tictactoe.series import FirstMove, NameClash, Player, Series
+from tictactoe.web import ServeConfig
 
 
 def exit_code(argv: list[str]) -> int | str | None:
@@ -38,6 +39,59 @@ def test_help_lists_the_options_and_exits_0(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     for option in ("--player1", "--player2", "--vs", "--level", "--first", "--keys", "--version"):
         assert option in out
+
+
+def test_help_lists_every_command_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code(["--help"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    serve = [line for line in lines if line.split()[:1] == ["serve"]]
+    assert len(serve) == 1, lines
+    assert "browser" in serve[0]
+
+
+def test_the_in_app_help_tells_of_tictactoe_serve() -> None:
+    help_text = Path(cli.__file__).with_name("screens").joinpath("help.md").read_text()
+    assert "`tictactoe serve`" in help_text
+
+
+def test_a_bad_option_of_serve_shows_the_usage_of_serve() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tictactoe", "serve", "--delay", "nan"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: tictactoe serve "), result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("tictactoe serve: error: ") and "delay" in last, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--player1", "Ada", "--player2=-Bob"],
+        ["--vs", "computer", "--level", "hard", "--player1", "Ada", "--first", "random"],
+        ["--keys", "phone", "--delay", "0", "--seed", "7", "--no-save"],
+        ["--record", "RECORD"],
+        ["--stats-file", "STATS"],
+    ],
+)
+def test_the_game_options_of_a_setup_make_it_again(argv: list[str], tmp_path: Path) -> None:
+    argv = [arg.replace("RECORD", str(tmp_path / "r.sqlite3")) for arg in argv]
+    argv = [arg.replace("STATS", str(tmp_path / "stats.json")) for arg in argv]
+    config = cli.parse_config(argv)
+    assert cli.parse_config(cli.game_options(config)) == config
+
+
+def test_serve_takes_its_own_options_and_every_game_option() -> None:
+    config = cli.parse_serve(["--port", "0", "--host", "::1", "--delay", "0", "--keys", "phone"])
+    assert (config.host, config.port) == ("::1", 0)
+    assert cli.parse_config(config.game_args) == cli.parse_config(["--delay=0", "--keys=phone"])
 
 
 def test_python_dash_m_prints_the_version() -> None:
@@ -295,10 +349,10 @@ async def test_the_collector_is_back_on_once_the_game_is_drawn() -> None:
 def test_a_server_runs_with_the_collector_on(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bool] = []
 
-    def serve(argv: Sequence[str]) -> int:
+    def serve(config: ServeConfig) -> int:
         seen.append(gc.isenabled())
         return 0
 
-    monkeypatch.setattr("tictactoe.web.main", serve)
+    monkeypatch.setattr("tictactoe.web.serve", serve)
     assert cli.main(["serve", "--port", "0"]) == 0
     assert seen == [True]
