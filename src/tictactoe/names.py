@@ -14,9 +14,11 @@ from rich.cells import cell_len
 
 __all__ = [
     "DEFAULT_NAMES",
+    "MAX_MARKS",
     "MAX_NAME_LENGTH",
     "NAME_WIDTH",
     "clean_name",
+    "graphemes",
     "name_key",
     "quoted",
     "short",
@@ -26,14 +28,18 @@ DEFAULT_NAMES: Final = ("Player 1", "Player 2")
 """The names of players who gave none."""
 
 MAX_NAME_LENGTH: Final = 60
-"""The longest name kept, in characters: the new-game fields and every other source alike."""
+"""The longest name kept, in characters as a person counts them (`graphemes`): the new-game
+fields and every other source alike."""
+
+MAX_MARKS: Final = 30
+"""Marks (and other code points joined to it) kept on one character: the limit of Unicode's
+stream-safe text format (UAX #15), so a pile of combining marks cannot make a name of any size."""
 
 NAME_WIDTH: Final = 20
 """Terminal cells a name may take inside a sentence before it ends in an ellipsis."""
 
 _JOINERS: Final = frozenset("\u200c\u200d")
 """Format characters that belong inside names (emoji sequences, some scripts)."""
-
 
 _IGNORABLE: Final = (
     (0x00AD, 0x00AD),
@@ -86,17 +92,66 @@ def _shows(text: str) -> bool:
     )
 
 
+def _extends(char: str) -> bool:
+    """Whether `char` belongs to the character before it: a combining mark, a joiner, a
+    variation selector, an emoji skin tone or a tag."""
+    return (
+        unicodedata.category(char) in {"Mn", "Me", "Mc"}
+        or char in _JOINERS
+        or "\U0001f3fb" <= char <= "\U0001f3ff"
+        or "\U000e0020" <= char <= "\U000e007f"
+    )
+
+
+def _is_regional(char: str) -> bool:
+    """A regional indicator letter: two of them make a flag."""
+    return "\U0001f1e6" <= char <= "\U0001f1ff"
+
+
+def graphemes(text: str) -> list[str]:
+    """`text` cut into characters as a person counts them (grapheme clusters).
+
+    An approximation of Unicode's rules (UAX #29), close to how the terminal is
+    measured here (Rich's `cell_len`): a character keeps the marks, joiners,
+    variation selectors, skin tones and tags that follow it; a zero-width joiner
+    also takes the character after it (emoji sequences such as 👩‍💻); two regional
+    indicators make one flag. Text is never cut inside one of these; it may be cut
+    where Unicode would not (an Indic conjunct, a prepended mark), which only ever
+    shortens a name one character sooner.
+    """
+    clusters: list[str] = []
+    joined = False
+    for char in text:
+        last = clusters[-1] if clusters else ""
+        if last and (
+            joined
+            or _extends(char)
+            or (_is_regional(char) and len(last) == 1 and _is_regional(last))
+        ):
+            clusters[-1] = last + char
+        else:
+            clusters.append(char)
+        joined = char == "\u200d"
+    return clusters
+
+
 def clean_name(raw: str, default: str) -> str:
     """A name as it will be shown and kept: NFC, no control characters, spaces tidied.
 
-    At most `MAX_NAME_LENGTH` characters. `default` stands in for a name with nothing
-    to see: empty, or only spaces, joiners, marks and other invisible characters.
+    At most `MAX_NAME_LENGTH` characters (`graphemes`, cut whole), each with at most
+    `MAX_MARKS` marks. `default` stands in for a name with nothing to see: empty, or
+    only spaces, joiners, marks and other invisible characters.
     """
     text = unicodedata.normalize("NFC", raw)
     kept = "".join(
         " " if char.isspace() else char for char in text if char.isspace() or not _is_control(char)
     )
-    name = " ".join(kept.split())[:MAX_NAME_LENGTH].strip()
+    tidied = " ".join(kept.split())
+    if not (tidied.isascii() and len(tidied) <= MAX_NAME_LENGTH):  # else there is nothing to cut
+        tidied = "".join(
+            cluster[: 1 + MAX_MARKS] for cluster in graphemes(tidied)[:MAX_NAME_LENGTH]
+        )
+    name = tidied.strip()
     return name if _shows(name) else default
 
 
@@ -114,14 +169,15 @@ def name_key(name: str) -> str:
 
 
 def short(name: str, width: int = NAME_WIDTH) -> str:
-    """`name` cut to at most `width` terminal cells: a literal prefix and an ellipsis."""
+    """`name` cut to at most `width` terminal cells: a literal prefix of whole characters
+    (`graphemes`) and an ellipsis."""
     if cell_len(name) <= width:
         return name
     prefix = ""
-    for char in name:
-        if cell_len(prefix + char) > width - 1:
+    for cluster in graphemes(name):
+        if cell_len(prefix + cluster) > width - 1:
             break
-        prefix += char
+        prefix += cluster
     return prefix + "…"
 
 

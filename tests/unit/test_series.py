@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import unicodedata
 
 import pytest
 from hypothesis import settings
@@ -22,7 +23,7 @@ from hypothesis.stateful import (
 
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
-from tictactoe.names import clean_name
+from tictactoe.names import clean_name, short
 from tictactoe.series import (
     DEFAULT_NAMES,
     CellTaken,
@@ -101,6 +102,32 @@ INVISIBLE = {
 def test_a_name_with_nothing_to_see_becomes_the_default(raw: str) -> None:
     assert clean_name(raw, "Player 2") == "Player 2"
     assert Series.new("Ada", raw).players[1].name == "Player 2"
+
+
+ZALGO = unicodedata.normalize(
+    "NFC", "".join(letter + "\u0336\u0321\u0322\u0327\u0328\u031b" * 4 for letter in "Zalgo")
+)
+"""Five characters, each a letter and 24 combining marks (in Unicode's order): 124 code points."""
+
+
+def test_a_long_name_is_cut_by_whole_characters_not_code_points() -> None:
+    assert clean_name(ZALGO, "Player 1") == ZALGO
+    assert clean_name(ZALGO * 13, "Player 1") == ZALGO * 12  # 60 characters, each whole
+    family = "👩\u200d👩\u200d👧"  # one character
+    assert clean_name("a" * 59 + family + "b", "Player 1") == "a" * 59 + family
+
+
+def test_marks_piled_on_one_character_stop_at_the_stream_safe_limit() -> None:
+    """Unicode's stream-safe text format (UAX #15) allows 30 marks in a row."""
+    assert clean_name("Z" + "\u0336" * 100 + "ed", "Player 1") == "Z" + "\u0336" * 30 + "ed"
+
+
+def test_a_name_is_shortened_between_whole_characters() -> None:
+    flags = "🇫🇷🇩🇪🇮🇹"
+    assert short(flags, 4) == "🇫🇷…"
+    assert short(flags, 5) == "🇫🇷🇩🇪…"
+    assert short(ZALGO * 10, 4) == ZALGO[:75] + "…"  # three cells: Z, a and l, marks and all
+    assert short("山田太郎", 6) == "山田…"
 
 
 def test_a_very_long_name_is_cut_without_a_trailing_space() -> None:
