@@ -21,7 +21,7 @@ from tictactoe.names import short
 from tictactoe.process import signals_stop, terminal_problem
 from tictactoe.record_paths import path_problem
 from tictactoe.series import FirstMove, NameClash, Series
-from tictactoe.served import is_served
+from tictactoe.served import is_served, say_farewell
 
 if TYPE_CHECKING:
     from tictactoe.web import ServeConfig
@@ -34,6 +34,7 @@ __all__ = [
     "parse_config",
     "parse_serve",
     "unsaved_note",
+    "verdict",
 ]
 
 
@@ -243,6 +244,17 @@ def final_score(series: Series) -> str:
     return "\n".join(lines)
 
 
+def verdict(series: Series) -> str:
+    """Who won the series, in a sentence."""
+    (first, second), (wins1, wins2) = series.players, series.wins
+    if not series.played:
+        return "No match was finished."
+    if wins1 == wins2:
+        return "The series ended level."
+    winner = first if wins1 > wins2 else second
+    return f"{short(winner.name)} won the series."
+
+
 def unsaved_note(count: int, path: Path | None) -> str:
     """The last word when finished matches could not be written to the record."""
     matches = f"{count} finished match{'' if count == 1 else 'es'}"
@@ -269,7 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         series = app.run()
     if series is None:  # an unexpected error ended it: the score as of the last finished match
         series = app.series
-    if series is not None and not is_served():  # served: stdout is the server's pipe
+    if series is not None and is_served():  # stdout is the server's pipe: the tab shows it
+        say_farewell(final_score(series), verdict(series))
+    elif series is not None:
         _print_score(final_score(series))
     if app.unsaved_matches:
         with suppress(OSError):  # the terminal has gone: nobody is left to tell

@@ -41,7 +41,7 @@ from textual_serve.download_manager import DownloadManager
 from yarl import URL
 
 from tictactoe.adapters.app_process import AppProcess
-from tictactoe.served import DRIVER, SERVED_ENV
+from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV
 
 __all__ = ["GameServer", "GameSession", "ServeConfig", "game_command", "serve"]
 
@@ -155,10 +155,11 @@ class GameSession(AppProcess):
 
     async def _send(self, data: bytes | str) -> None:
         assert self.websocket is not None
-        if isinstance(data, bytes):
-            await self.websocket.send_bytes(data)
-        else:
-            await self.websocket.send_str(data)
+        with contextlib.suppress(ConnectionResetError):  # the tab has gone: nobody to show it to
+            if isinstance(data, bytes):
+                await self.websocket.send_bytes(data)
+            else:
+                await self.websocket.send_str(data)
 
     async def _send_bytes(self, data: bytes) -> None:
         async with self._output:
@@ -178,6 +179,26 @@ class GameSession(AppProcess):
         """The game has ended: so does its tab's connection (the page then says so)."""
         if self.websocket is not None:
             await self.websocket.close()
+
+    async def on_meta(self, data: bytes) -> None:
+        """The game's own messages: its farewell goes on to the tab, saying why the game ended;
+        its exit closes nothing yet, as its farewell comes after it."""
+        match json.loads(data):
+            case {"type": "exit"}:
+                pass
+            case {"type": kind, "score": str(score), "verdict": str(verdict)} if kind == FAREWELL:
+                why = "stopped" if self.stopping else "quit"
+                farewell = {"why": why, "score": score, "verdict": verdict}
+                await self._send_str(json.dumps([FAREWELL, farewell]))
+            case _:
+                await super().on_meta(data)
+
+    async def run(self) -> None:
+        """Pass the game's output on until it ends; then close the tab, unless the server is
+        ending the game (it closes the tab itself)."""
+        await super().run()
+        if not self.stopping:
+            await self._close_tab()
 
 
 class GameServer:

@@ -226,6 +226,18 @@ def test_final_score_lists_names_wins_draws_and_matches() -> None:
     assert cli.final_score(Series.new("A", "B")).endswith("(0 matches played)")
 
 
+def test_the_verdict_names_the_winner_of_the_series() -> None:
+    series = Series.new("Ada", "Bob").choose_mark(Mark.O)
+    assert cli.verdict(series) == "No match was finished."
+    for cell in (0, 3, 1, 4, 2):  # O, the chooser, moves first: Ada wins the top row
+        series = series.play(cell)
+    assert cli.verdict(series) == "Ada won the series."
+    series = series.next_match().choose_mark(Mark.X)  # Bob chooses, and moves first
+    for cell in (0, 3, 1, 4, 2):
+        series = series.play(cell)
+    assert cli.verdict(series) == "The series ended level."
+
+
 def score_columns(score: str) -> set[int]:
     """The terminal column where each count of the final score starts."""
     return {cell_len(line.rsplit(" ", 1)[0]) for line in score.splitlines()[1:4]}

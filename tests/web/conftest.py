@@ -312,6 +312,12 @@ class Tab:
         dialog = self.page.locator(".closed-dialog")
         return await dialog.is_visible() and "The game has ended" in await dialog.inner_text()
 
+    async def ending(self, timeout: float = 10) -> str:
+        """What the page says once its game has ended, when it says it."""
+        dialog = self.page.locator(".closed-dialog")
+        await dialog.wait_for(state="visible", timeout=timeout * 1000)
+        return await dialog.inner_text()
+
     async def close(self) -> None:
         await self.context.close()
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import signal
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser
@@ -105,3 +108,54 @@ async def test_the_page_asks_nothing_of_any_other_host(browser: Browser, served:
     assert tab.requests, "no request was seen at all"
     assert {urlsplit(url).netloc for url in tab.requests} == {server}, tab.requests
     assert any(url.startswith(f"ws://{server}/") for url in tab.requests)
+
+
+async def win_for_ada(tab: Tab) -> None:
+    await start_hot_seat(tab, "Ada", "Bob")
+    await tab.type("7", "4", "8", "5", "9")
+    await tab.wait_for("Ada wins!")
+
+
+def assert_final_score(ending: str) -> None:
+    assert "Ada won the series" in ending, ending
+    assert "Final score" in ending, ending
+    assert re.search(r"Ada +1\n", ending) and re.search(r"Bob +0\n", ending), ending
+    assert "(1 match played)" in ending, ending
+
+
+async def test_after_q_the_page_tells_the_final_score(browser: Browser, served: Served) -> None:
+    tab = await Tab.open(browser, served.url)
+    await win_for_ada(tab)
+
+    await tab.type("q")
+
+    ending = await tab.ending()
+    assert ending.startswith("The game has ended."), ending
+    assert "server" not in ending, ending
+    assert_final_score(ending)
+
+
+async def test_a_stopped_server_is_told_apart_with_the_final_score(
+    browser: Browser, served: Served
+) -> None:
+    tab = await Tab.open(browser, served.url)
+    await win_for_ada(tab)
+
+    served.stop()
+
+    ending = await tab.ending()
+    assert ending.startswith("The server has stopped, so the game has ended."), ending
+    assert_final_score(ending)
+
+
+async def test_a_server_gone_without_a_word_is_a_lost_connection(
+    browser: Browser, served: Served
+) -> None:
+    tab = await Tab.open(browser, served.url)
+    await win_for_ada(tab)
+
+    os.kill(served.pid, signal.SIGKILL)
+
+    ending = await tab.ending()
+    assert ending.startswith("The connection to the server was lost."), ending
+    assert "Final score" not in ending, ending

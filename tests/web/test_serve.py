@@ -7,6 +7,7 @@ for Chromium.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import select
 import signal
@@ -23,7 +24,7 @@ import aiohttp
 import pytest
 from textual_serve.download_manager import DownloadManager
 
-from tictactoe.served import DRIVER, SERVED_ENV, is_served
+from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV, is_served
 from tictactoe.web import STOP_WITHIN, GameSession, game_command, is_loopback
 from web.conftest import Served, alive, wait_until
 
@@ -63,8 +64,21 @@ def test_a_game_knows_it_is_served_from_its_environment() -> None:
     assert environment["TEXTUAL_DRIVER"] == DRIVER
 
 
+def packets(stream: bytes) -> list[tuple[bytes, bytes]]:
+    """What a served game wrote after its greeting: Textual's web packets (type, payload)."""
+    stream = stream.partition(b"__GANGLION__\n")[2]
+    found = []
+    while stream:
+        kind, size = stream[:1], int.from_bytes(stream[1:5], "big")
+        assert kind in (b"D", b"M", b"P") and len(stream) >= 5 + size, stream[:40]
+        found.append((kind, stream[5 : 5 + size]))
+        stream = stream[5 + size :]
+    return found
+
+
 def test_a_served_game_ends_by_itself_when_its_input_closes() -> None:
-    """The server gone (its end of the pipes closed), the game leaves at once, printing nothing."""
+    """The server gone (its end of the pipes closed), the game leaves at once; all it writes is
+    packets of Textual's web protocol, the last its farewell with the final score."""
     environment = GameSession(game_command([]), DownloadManager()).environment(100, 32)
     game = subprocess.Popen(
         game_command(["--player1", "Ada", "--player2", "Bob", "--no-save"]),
@@ -86,7 +100,9 @@ def test_a_served_game_ends_by_itself_when_its_input_closes() -> None:
     took = wait_until(lambda: game.poll() is not None, 5, "the game to end after its input closed")
     rest, errors = game.stdout.read(), game.stderr.read() if game.stderr else b""
     assert game.returncode == 0, errors
-    assert b"Final score" not in rest, "a served game prints nothing after its screen"
+    kind, last = packets(output + rest)[-1]
+    assert kind == b"M" and json.loads(last)["type"] == FAREWELL
+    assert json.loads(last)["score"].startswith("Final score")
     assert took < 2
 
 

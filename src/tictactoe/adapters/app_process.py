@@ -61,6 +61,8 @@ class AppProcess(AppService):
         """The app's command, run without a shell."""
         self.extra_environment = dict(extra_environment)
         """Added to the environment textual-serve builds for the app."""
+        self.stopping = False
+        """Set once `stop` is called: the app is ending because it was told to."""
 
     @property
     def pid(self) -> int | None:
@@ -102,6 +104,7 @@ class AppProcess(AppService):
 
     async def stop(self) -> None:
         """End the app: ask it to quit, then terminate it, then kill it; bounded, idempotent."""
+        self.stopping = True
         task, process = self._task, self._process
         if task is None or process is None:
             return
