@@ -164,12 +164,22 @@ def a_device(path: Path) -> Path:
     return path
 
 
+def a_pipe(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+def a_link_to_a_device(path: Path) -> Path:
+    path.symlink_to(a_device(path.with_name("node")))
+    return path
+
+
 @pytest.mark.parametrize(
     "make",
     [
         a_device,
-        lambda path: (os.mkfifo(path), path)[1],
-        lambda path: (path.symlink_to(a_device(path.with_name("node"))), path)[1],
+        a_pipe,
+        a_link_to_a_device,
         lambda path: Path("/dev/null"),
         lambda path: Path("/dev/zero"),
     ],
