@@ -27,6 +27,32 @@ async def test_a_win_played_by_keys_is_announced_and_recorded(
     assert recorded_results(served.record) == {"Ada": (1, 0, 0), "Bob": (0, 1, 0)}
 
 
+async def test_keys_reach_the_game_with_no_focusing_by_hand(
+    browser: Browser, served: Served
+) -> None:
+    """As a person would: the page opens, the game is drawn, and they type; later they come back
+    to the window from elsewhere and type on."""
+    tab = await Tab.open(browser, served.url)
+    keyboard = tab.page.keyboard
+    has_keys = "document.activeElement.classList.contains('xterm-helper-textarea')"
+    assert await tab.page.evaluate(has_keys), "the terminal should have the keyboard once drawn"
+
+    await keyboard.type("Zed")
+    await tab.wait_for("▊  Zed ")
+
+    await tab.page.evaluate("document.activeElement.blur()")  # the keyboard went elsewhere
+    await tab.page.evaluate("window.dispatchEvent(new FocusEvent('focus'))")  # and came back
+    assert await tab.page.evaluate(has_keys), "the terminal should have the keyboard again"
+
+    await keyboard.press("Tab")
+    await keyboard.type("Amy")
+    await tab.wait_for("▊  Amy ")
+    await keyboard.press("Control+s")
+    await tab.wait_for("choose your mark")
+    await keyboard.press("x")
+    await tab.wait_for("Zed (X) to move")
+
+
 async def test_a_click_takes_the_cell_under_the_mouse(browser: Browser, served: Served) -> None:
     tab = await Tab.open(browser, served.url)
     await start_hot_seat(tab, "Ada", "Bob")
