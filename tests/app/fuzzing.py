@@ -8,11 +8,14 @@ settling between them, as type-ahead arrives; a few bursts are a terminal being
 dragged to new sizes. After each single input or burst the harness waits until the
 app has handled everything it was sent (`settle`), then `_Run.check` compares what is
 *painted* (the text `Widget.render_lines` draws) with the core's `GameScreen.series`:
-each cell paints the shape of the core's mark or its own digit, the winning line and
-only it has a double border, the status line names the player it should, the cards
-and the tally carry the core's score, the move history lists the match's moves and
-each line names its player, mark and cell. A mark dialog is open exactly while a
-person is to choose; the players' lifetime records match the series.
+each cell paints the drawing of the core's mark for its room (`mark_art`) or its own
+digit, every mark on the board at one size; the winning line and only it has a double
+border; the status line names the player it should; the cards and the tally carry the
+core's score; the move history lists the match's moves, each line with its player (the
+name perhaps shortened with an ellipsis), mark and cell (whole). A mark dialog is open
+exactly while a person is to choose; the players' lifetime records match the series.
+A bug of the app that a check finds is a failure, unless it is one of the `KNOWN_BUGS`:
+those are counted, and named in the summary, until they are fixed.
 
 Against the computer, each app draws its thinking time: none, or a real pause of
 0.05-0.2 s. The harness never waits for the computer by default: after a step it
@@ -36,8 +39,9 @@ inputs, which is what to reproduce from.
 
 Speed: `Pilot.press` and `Pilot.pause()` sleep until the process looks idle (20-200 ms
 an input). Here inputs go straight onto the app's queue and `settle` polls for an
-empty queue (`_AppQueues`, the one place that reads Textual's private state) with
-`pilot.pause(0)`, which also lays out and paints.
+empty queue with `pilot.pause(0)`, which also lays out and paints. Knowing the queue is
+empty takes reading Textual's private state: `_AppQueues` does, the one exception to
+the rule that tests use the public API only.
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeVar
 
+from rich.cells import cell_len
 from textual import events
+from textual.app import ScreenStackError
 from textual.command import CommandPalette
 from textual.errors import NoWidget
 from textual.geometry import Region, Size
@@ -177,6 +183,21 @@ KNOWN_BUGS: Final[dict[str, str]] = {
         "a board's 1fr rows or columns may differ by one cell (at 80x24: 6, 7 and 7 rows),"
         " and each cell draws the biggest mark its own room takes, so one board shows"
         " marks of two sizes"
+    ),
+    "play after quit": (
+        "keys typed right after q or ctrl+q (in one read, as type-ahead comes) are still"
+        " applied: a match they finish is shown, but the score printed and recorded leave"
+        " it out (hot seat, 100x32: x 7 4 8 5, then q 9 n at once: 0-0 printed, 1-0 shown)"
+    ),
+    "keys after the dialog's Quit": (
+        "a digit key that follows a click on the mark dialog's Quit button before the app"
+        " has closed (type-ahead) crashes it: ScreenStackError, no screens on stack, from"
+        " App._check_bindings (hot seat, 80x24: click Quit, then 4, at once)"
+    ),
+    "moves cut": (
+        "below 80 columns and from 28 rows the move history has 17 cells a line: a move"
+        ' on bottom-left or bottom-right ("1. … X bottom-right", 19 cells, the name'
+        " shortened to its ellipsis) cannot fit, and Textual cuts the move itself"
     ),
 }
 """Bugs of the app that the fuzz finds and counts without failing, until they are fixed:
@@ -308,7 +329,12 @@ def shows_name(text: str, name: str) -> bool:
         return True
     if "…" not in text:
         return False
-    return any(f"{name[:length]}…" in text for length in range(1, len(name)))
+    return any(short in text for short in shortened(name)[1:])
+
+
+def shortened(name: str) -> list[str]:
+    """`name` cut short with an ellipsis: "…", "A…", "A …", "A n…" and so on."""
+    return [f"{name[:length]}…" for length in range(len(name))]
 
 
 def cropped(lines: Iterable[str]) -> tuple[str, ...]:
@@ -316,11 +342,6 @@ def cropped(lines: Iterable[str]) -> tuple[str, ...]:
     rows = [line.rstrip() for line in lines if line.strip()]
     left = min((len(row) - len(row.lstrip()) for row in rows), default=0)
     return tuple(row[left:] for row in rows)
-
-
-def drawing(cell: SquareView) -> tuple[str, ...]:
-    """What a cell paints inside its border, cropped to the drawing."""
-    return cropped(line[1:-1] for line in painted(cell).splitlines()[1:-1])
 
 
 def number(pattern: str, text: str) -> int | None:
@@ -516,9 +537,10 @@ class _Run:
                 except Exception:
                     failure = self.fail(f"the harness raised\n{traceback.format_exc()}")
         except Exception as error:  # run_test re-raises the app's exception on the way out
-            raise failure or self.fail(
-                "the app raised " + "".join(traceback.format_exception(error)).rstrip()
-            ) from error
+            crash = "the app raised " + "".join(traceback.format_exception(error)).rstrip()
+            if failure is not None or not _lost_its_screens_leaving(app, error):
+                raise failure or self.fail(crash) from error
+            self.known_bug("keys after the dialog's Quit", crash)
         if failure is not None:
             raise failure
         if _over(app):
@@ -539,7 +561,14 @@ class _Run:
         if result is None or not any(shown is result for shown in self.shown):
             raise self.fail(f"the app returned {result!r}, a series it never showed")
         if self.series is None or result.finished != self.series.finished:
-            raise self.fail(f"the app returned {result!r}, the screen last showed {self.series!r}")
+            message = f"the app returned {result!r}, the screen last showed {self.series!r}"
+            later = self.series.finished if self.series else ()
+            if len(later) > len(result.finished) and later[: len(result.finished)] == (
+                result.finished
+            ):
+                self.known_bug("play after quit", message)
+            else:
+                raise self.fail(message)
         self.check_record(app, result)
 
     # Steps: inputs, then settle and check; now and then wait for the computer.
@@ -818,7 +847,8 @@ class _Run:
         drawings: dict[Mark, set[tuple[str, ...]]] = {Mark.X: set(), Mark.O: set()}
         for square in squares:
             mark, key = marks[square.cell], game.key_layout.key_for(square.cell)
-            rows = drawing(square)
+            lines = painted(square).splitlines()
+            rows = cropped(line[1:-1] for line in lines[1:-1])  # inside the border
             expected = (
                 cropped(mark_art(mark, square.widget.art_room).splitlines()) if mark else (key,)
             )
@@ -829,7 +859,7 @@ class _Run:
                 )
             if mark:
                 drawings[mark].add(rows)
-            double = painted(square)[0] == "╔"
+            double = lines[0].startswith("╔")
             if double != (square.cell in winning):
                 raise self.fail(
                     f"cell {square.cell} {'has' if double else 'lacks'} the winning line's"
@@ -905,7 +935,8 @@ class _Run:
     def check_history(self, game: GameScreen, series: Series) -> None:
         """The latest moves, numbered, each naming its player (perhaps shortened with an
         ellipsis), mark and cell (always whole)."""
-        lines = content_lines(game.query_one("#history"))
+        panel = game.query_one("#history")
+        lines = content_lines(panel)
         moves = series.history()
         if not moves:
             if lines != ["No moves yet"]:
@@ -921,11 +952,20 @@ class _Run:
         for number_, line in enumerate(listed, start=first):
             player, mark, cell = moves[number_ - 1]
             head, tail = f"{number_}. ", f" {mark} {CELL_NAMES[cell]}"
-            name = line[len(head) : len(line) - len(tail)]
-            whole = line.startswith(head) and line.endswith(tail) and len(line) > len(head + tail)
-            if not whole or not shows_name(name, series.players[player].name):
-                expected = f"{head}{series.players[player].name}{tail}"
-                raise self.fail(f"move {number_} shows as {line!r}, not {expected!r}")
+            name = series.players[player].name
+            # The name whole, or cut to fit, down to the ellipsis alone; the move whole.
+            fitting = {f"{head}{shown}{tail}" for shown in (name, *shortened(name))}
+            if line in fitting:
+                continue
+            message = f"move {number_} shows as {line!r}, not {head}{name}{tail!r}"
+            if (
+                cell_len(f"{head}…{tail}") > panel.content_size.width
+                and line.endswith("…")
+                and any(whole.startswith(line[:-1]) for whole in fitting)
+            ):
+                self.known_bug("moves cut", message)
+            else:
+                raise self.fail(message)
 
     def check_too_small(self, app: TicTacToeApp) -> None:
         width, height = app.size
@@ -934,6 +974,11 @@ class _Run:
         notice = words(app.screen.query_one(TooSmall))
         if not notice or not "Enlarge the terminal".startswith(notice.rstrip("…")[:20]):
             raise self.fail(f"at {width}x{height} the screen shows {notice!r}, not how to enlarge")
+
+
+def _lost_its_screens_leaving(app: TicTacToeApp, error: Exception) -> bool:
+    """The app, told to leave with the series, then looked for a screen and found none."""
+    return isinstance(error, ScreenStackError) and isinstance(app.return_value, Series)
 
 
 def _change(old: Series, new: Series) -> str | None:
