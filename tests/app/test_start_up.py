@@ -2,17 +2,8 @@
 
 from __future__ import annotations
 
-import gc
-import signal
-import sys
-
-import pytest
-
-import tictactoe.cli
 from app.conftest import HOT_SEAT, SIZE, make_config, painted
-from tictactoe.__main__ import SWITCH_INTERVAL, main
 from tictactoe.app import TicTacToeApp
-from tictactoe.process import SIGNALS
 from tictactoe.widgets.scoreboard import PlayerCard
 
 
@@ -25,30 +16,3 @@ async def test_keys_typed_at_launch_leave_the_scoreboard_drawn() -> None:
         await pilot.pause()
         text = "\n".join(painted(card) for card in app.screen.query(PlayerCard))
         assert "Ada" in text and "Bob" in text, text
-
-
-def test_the_command_has_threads_hand_over_the_interpreter_within_a_fraction_of_a_millisecond(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Textual writes frames from a thread of its own: with Python's 5 ms between
-    hand-overs, a frame waited 7 to 25 ms for the interpreter before reaching the terminal
-    (benchmarks/README.md). The command shortens that for the whole session."""
-    seen: list[float] = []
-
-    def run() -> int:
-        seen.append(sys.getswitchinterval())
-        return 0
-
-    monkeypatch.setattr(tictactoe.cli, "main", run)
-    interval, collecting = sys.getswitchinterval(), gc.isenabled()
-    handlers = {number: signal.getsignal(number) for number in SIGNALS}
-    try:
-        assert main() == 0
-    finally:
-        sys.setswitchinterval(interval)
-        if collecting:
-            gc.enable()
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
-    assert seen == [pytest.approx(SWITCH_INTERVAL)]  # Python keeps it in microseconds
-    assert SWITCH_INTERVAL <= 0.0005 < interval
