@@ -223,7 +223,7 @@ class GameServer:
         self.sessions: set[GameSession] = set()
         """Every game running now, the spare included."""
         self.keep_spare = spare
-        """Keep one game started ahead, so a new tab shows its game in about half the time."""
+        """Keep one game started ahead, past its imports and first paint, for the next tab."""
         self._spare: GameSession | None = None
         self._spare_size = (80, 24)
         self._refill: asyncio.Task[None] | None = None
