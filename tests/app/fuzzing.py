@@ -184,11 +184,6 @@ KNOWN_BUGS: Final[dict[str, str]] = {
         " and each cell draws the biggest mark its own room takes, so one board shows"
         " marks of two sizes"
     ),
-    "play after quit": (
-        "keys typed right after q or ctrl+q (in one read, as type-ahead comes) are still"
-        " applied: a match they finish is shown, but the score printed and recorded leave"
-        " it out (hot seat, 100x32: x 7 4 8 5, then q 9 n at once: 0-0 printed, 1-0 shown)"
-    ),
     "keys after the dialog's Quit": (
         "a digit key that follows a click on the mark dialog's Quit button before the app"
         " has closed (type-ahead) crashes it: ScreenStackError, no screens on stack, from"
@@ -562,13 +557,7 @@ class _Run:
             raise self.fail(f"the app returned {result!r}, a series it never showed")
         if self.series is None or result.finished != self.series.finished:
             message = f"the app returned {result!r}, the screen last showed {self.series!r}"
-            later = self.series.finished if self.series else ()
-            if len(later) > len(result.finished) and later[: len(result.finished)] == (
-                result.finished
-            ):
-                self.known_bug("play after quit", message)
-            else:
-                raise self.fail(message)
+            raise self.fail(message)
         self.check_record(app, result)
 
     # Steps: inputs, then settle and check; now and then wait for the computer.

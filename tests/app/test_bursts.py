@@ -146,3 +146,16 @@ async def test_a_person_called_computer_hard_plays_the_hard_computer_to_the_end(
     person, computer = result.players
     assert not person.is_computer and computer.level is Level.HARD
     assert "Computer (hard)" in final_score(result)
+
+
+async def test_keys_typed_after_quit_change_nothing(start: Start) -> None:
+    """A winning move typed right after q is not played: the score printed is the score."""
+    async with start(**HOT_SEAT) as ui:
+        await ui.burst("x", "7", "4", "8", "5")
+        game = ui.game
+        await ui.burst("q", "9", "n")
+        assert not ui.app.is_running
+    assert game.series.played == 0, "the screen shows the score that was printed"
+    result = ui.app.return_value
+    assert isinstance(result, Series) and result.played == 0
+    assert result.match is not None and 8 not in result.match.moves
