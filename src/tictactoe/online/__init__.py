@@ -1,0 +1,8 @@
+"""Online play: one host process holds the series; seats and watchers join through its doors.
+
+- `codes`: the series' code, and the throttle on wrong codes;
+- `protocol`: the versioned messages between a seat's game process and the authority;
+- `authority`: who holds which seat, and the one place the shared series changes;
+- `server` and `client`: the authority's link over a loopback websocket;
+- `ssh_door`: plain `ssh` opens a game process per terminal session.
+"""
