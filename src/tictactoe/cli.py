@@ -257,8 +257,9 @@ def verdict(series: Series) -> str:
 
 def unsaved_note(count: int, path: Path | None) -> str:
     """The last word when finished matches could not be written to the record."""
-    matches = f"{count} finished match{'' if count == 1 else 'es'}"
-    return f"{matches} could not be saved to the game record {path}; they are lost."
+    if count == 1:
+        return f"1 finished match could not be saved to the game record {path}; it is lost."
+    return f"{count} finished matches could not be saved to the game record {path}; they are lost."
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -351,15 +351,24 @@ def test_results_that_could_not_be_saved_are_counted_at_quit(tmp_path: Path) -> 
 # Unsaved matches in the last words.
 
 
+@pytest.mark.parametrize(
+    ("unsaved", "said"),
+    [(1, "1 finished match could not be saved"), (2, "2 finished matches could not be saved")],
+)
 def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    unsaved: int,
+    said: str,
 ) -> None:
     ended = Series.new("Ada", "Bob")
 
     def run(self: TicTacToeApp) -> Series:
-        self.record._pending.append(  # as a match that met a full disk would be
-            MatchRecord((Player("Ada"), Player("Bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
-        )
+        for _ in range(unsaved):  # as matches that met a full disk would be
+            self.record._pending.append(
+                MatchRecord((Player("Ada"), Player("Bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
+            )
         return ended
 
     monkeypatch.setattr(TicTacToeApp, "run", run)
@@ -367,9 +376,8 @@ def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
     assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r")]) == 0
     printed = capsys.readouterr()
     assert printed.out == cli.final_score(ended) + "\n"
-    assert printed.err == (
-        f"1 finished match could not be saved to the game record {tmp_path / 'r'}; they are lost.\n"
-    )
+    lost = "it is lost" if unsaved == 1 else "they are lost"
+    assert printed.err == f"{said} to the game record {tmp_path / 'r'}; {lost}.\n"
 
 
 class BrokenApp(TicTacToeApp):
