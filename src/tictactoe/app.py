@@ -109,6 +109,11 @@ class TicTacToeApp(CrashReporting[Series | None]):
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._warn(self._warnings)
+        self.begin()
+
+    def begin(self) -> None:
+        """The first screen: the game when the command line named the players, else the
+        new-game screen."""
         series = self.config.initial_series()
         if series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked

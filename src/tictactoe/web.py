@@ -211,6 +211,7 @@ class GameServer:
         port: int = 8000,
         *,
         spare: bool = True,
+        tab_args: Callable[[web.Request], Sequence[str]] | None = None,
     ) -> None:
         self.host = host
         """The address listened on."""
@@ -222,8 +223,11 @@ class GameServer:
         """What each tab's game process runs."""
         self.sessions: set[GameSession] = set()
         """Every game running now, the spare included."""
-        self.keep_spare = spare
+        self.keep_spare = spare and tab_args is None
         """Keep one game started ahead, past its imports and first paint, for the next tab."""
+        self.tab_args = tab_args
+        """Options for one tab's game taken from its request (the address it came from);
+        given, no spare is kept: a spare cannot know its tab."""
         self._spare: GameSession | None = None
         self._spare_size = (80, 24)
         self._refill: asyncio.Task[None] | None = None
@@ -293,7 +297,10 @@ class GameServer:
             size = (80, 24)
         session: GameSession | None = None
         try:
-            session = await self._take_session(*size)
+            if self.tab_args is not None:
+                session = await self._start(*size, self.tab_args(request))
+            else:
+                session = await self._take_session(*size)
             await session.attach(websocket, *size)
             await self._relay(websocket, session)
         except asyncio.CancelledError:
@@ -333,8 +340,10 @@ class GameServer:
                 case _:
                     log.warning("ignored a message the page never sends: %.80r", message.data)
 
-    async def _start(self, width: int, height: int) -> GameSession:
-        session = GameSession(self.game_argv, self.download_manager)
+    async def _start(
+        self, width: int, height: int, extra_args: Sequence[str] = ()
+    ) -> GameSession:
+        session = GameSession([*self.game_argv, *extra_args], self.download_manager)
         self.sessions.add(session)
         await session.start(width, height)
         return session
@@ -411,7 +420,7 @@ class GameServer:
         try:
             site = web.TCPSite(runner, self.host, self.port)
             await site.start()
-            self.port = _bound_port(runner, self.port)
+            self.port = bound_port(runner, self.port)
             announce(self.address)
             self._schedule_spare(0)
             await self._stop.wait()
@@ -443,7 +452,8 @@ class BadRequestsInOneLine(logging.Filter):
         return True
 
 
-def _bound_port(runner: web.AppRunner, asked: int) -> int:
+def bound_port(runner: web.AppRunner, asked: int) -> int:
+    """The port `runner` listens on (the real one when 0 was asked for)."""
     for address in runner.addresses:
         if isinstance(address, tuple) and len(address) >= 2:
             return int(address[1])
