@@ -30,6 +30,7 @@ __all__ = [
     "Intent",
     "NameClash",
     "NextMatch",
+    "NotYourTurn",
     "Phase",
     "Play",
     "Player",
@@ -49,6 +50,10 @@ class SeriesError(ValueError):
 
 class NameClash(SeriesError):
     """Two people were given names that look the same."""
+
+
+class NotYourTurn(SeriesError):
+    """An intent from a player who may not give it now: the other one moves or chooses."""
 
 
 class CellTaken(SeriesError):
@@ -279,6 +284,42 @@ class Series:
             case NextMatch():
                 return self.next_match()
         raise SeriesError(f"Nothing can be done with {intent!r}.")
+
+    def apply_as(self, player: int, intent: Intent, rng: random.Random | None = None) -> Series:
+        """`apply`, given by `player` (0 or 1): refused with `NotYourTurn` when that
+        player may not give `intent` now.
+
+        A move (`Play`, or `Confirm` during play) is the mover's; the mark is the
+        chooser's; taking a move back is for whoever made it (against the computer, the
+        person); the next match (`NextMatch`, or `Confirm` once a match is over) is
+        either player's. When the player may give it, `apply` decides as always.
+        """
+        if player not in (0, 1) or isinstance(player, bool):
+            raise SeriesError(f"There is no player {player!r}: the players are 0 and 1.")
+        entitled = self._entitled(intent)
+        if entitled is not None and entitled != player:
+            name = short(self.players[entitled].name)
+            if isinstance(intent, ChooseMark):
+                raise NotYourTurn(f"{name} chooses the mark this match.")
+            if isinstance(intent, Undo):
+                raise NotYourTurn(f"Only {name} may take back the last move.")
+            raise NotYourTurn(f"It is {name}'s turn.")
+        return self.apply(intent, rng)
+
+    def _entitled(self, intent: Intent) -> int | None:
+        """The one player who may give `intent` now, or None when either may (or
+        neither: then `apply` says why)."""
+        match intent:
+            case Play() | Confirm():
+                return self.to_move
+            case ChooseMark():
+                return self.chooser if self.match is None else None
+            case Undo():
+                if self.match is None or self.match.is_over or not self.match.moves:
+                    return None
+                last = self.history()[-1][0]
+                return 1 - last if self.players[last].is_computer else last
+        return None
 
     def choose_mark(self, mark: Mark, rng: random.Random | None = None) -> Series:
         """The chooser (a person) takes `mark`; the other player gets the other one; play starts.
