@@ -15,6 +15,8 @@ from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
 from tictactoe.record import GameRecord, MatchRecord, PlayerSort
 from tictactoe.screens.game import GameScreen
+from tictactoe.screens.help import HelpScreen
+from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.record import PAGE, RecordScreen, player_label
 from tictactoe.screens.replay import ReplayPane
 from tictactoe.series import Player
@@ -321,6 +323,24 @@ def test_a_person_named_like_the_computer_is_marked_dimly_and_the_computer_in_it
     assert computer.plain == "Computer (hard)"
     assert [str(span.style) for span in computer.spans] == ["italic"]
     assert player_label(ADA).spans == []
+
+
+@pytest.mark.parametrize(
+    ("key", "opened"), [("s", RecordScreen), ("question_mark", HelpScreen), ("f1", HelpScreen)]
+)
+async def test_the_record_and_the_help_open_over_the_first_mark_dialog(
+    start: Start, key: str, opened: type[object]
+) -> None:
+    async with start(**HOT_SEAT) as ui:  # both names given: the mark dialog comes first
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        await ui.press(key)
+        assert isinstance(ui.app.screen, opened)
+        await ui.press("escape")
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        reminders = [painted(notice).strip() for notice in ui.app.screen.query("#notice")]
+        assert not any(reminders), "no reminder: the key was the dialog's"
+        await ui.press("x")
+        assert ui.series.match is not None
 
 
 # Keys typed together (type-ahead) are read in arrival order, here as in the game.
