@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ from tictactoe.series import FirstMove, NameClash, Series
 from tictactoe.served import is_served, say_farewell
 
 if TYPE_CHECKING:
+    from tictactoe.online.hosting import HostConfig
+    from tictactoe.online_app import JoinSetup
     from tictactoe.web import ServeConfig
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "game_options",
     "main",
     "parse_config",
+    "parse_online",
     "parse_serve",
     "unsaved_note",
     "verdict",
@@ -59,16 +63,17 @@ def _port(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The `tictactoe` command's options, and its commands (`serve`) with theirs."""
+    """The `tictactoe` command's options, and its commands with theirs."""
     return _parsers()[0]
 
 
-def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
-    """The parser of `tictactoe`, and that of `tictactoe serve` among its commands."""
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser of `tictactoe`, and those of its commands by name."""
     parser = argparse.ArgumentParser(
         prog="tictactoe",
         usage="%(prog)s [options]\n       %(prog)s COMMAND [options]",
-        description="Tic-tac-toe in the terminal: hot seat or against the computer.",
+        description="Tic-tac-toe in the terminal: hot seat, against the computer, or a friend"
+        " online.",
         epilog="With both names (or --vs computer and --player1) the new-game screen is skipped."
         " A command takes its own options after its name (tictactoe serve --help).",
     )
@@ -93,7 +98,75 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "--port", type=_port, default=8000, help="the port to listen on (default: 8000; 0: any)"
     )
     _add_game_options(serve.add_argument_group("every tab's game").add_argument)
-    return parser, serve
+    host = commands.add_parser(
+        "host",
+        prog="tictactoe host",
+        help="host a series for a friend on another machine (they join with ssh or a browser)",
+        description="Host a series online: a friend joins with the ssh line or the web address"
+        " shown; anyone else with them watches.",
+        epilog="The SSH door and the browser door listen on every address of this machine"
+        " (--listen narrows them); the browser door is plain, unencrypted HTTP. Every finished"
+        " match goes into your game record.",
+        allow_abbrev=False,
+    )
+    host.add_argument("--player1", metavar="NAME", help="your name (asked if not given)")
+    host.add_argument(
+        "--listen", metavar="ADDRESS", default=None, help="the one address the doors listen on"
+    )
+    host.add_argument(
+        "--ssh-port", type=_port, default=2222, help="the SSH door's port (default: 2222; 0: any)"
+    )
+    host.add_argument(
+        "--web-port",
+        type=_port,
+        default=8000,
+        help="the browser door's port (default: 8000; 0: any)",
+    )
+    host.add_argument("--no-web", action="store_true", help="no browser door: ssh only")
+    host.add_argument(
+        "--grace",
+        type=_non_negative_seconds,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long a dropped friend has to come back before you may end the series"
+        " (default: 120)",
+    )
+    _add_shared_options(host.add_argument)
+    join = commands.add_parser(
+        "join",
+        prog="tictactoe join",
+        help="join a series hosted on this machine (what the host's doors run for a friend)",
+        description="Join a series hosted on this machine through its loopback link.",
+        allow_abbrev=False,
+    )
+    join.add_argument("--link", required=True, metavar="URL", help="the host's loopback link")
+    join.add_argument("--code", default=None, help="the series' code (asked if not given)")
+    join.add_argument("--peer", default="127.0.0.1", help=argparse.SUPPRESS)
+    join.add_argument("--keys", choices=[layout.value for layout in KeyLayout], default=None)
+    return parser, {"serve": serve, "host": host, "join": join}
+
+
+def _add_shared_options(add_argument: Callable[..., argparse.Action]) -> None:
+    """The options a hosted series shares with a game at one keyboard."""
+    add_argument(
+        "--first",
+        choices=[rule.value for rule in FirstMove],
+        default=FirstMove.CHOOSER.value,
+        help="who moves first: the player who chose the mark (default), X, or at random",
+    )
+    add_argument(
+        "--keys",
+        choices=[layout.value for layout in KeyLayout],
+        default=None,
+        help="digit layout: numpad puts 7 8 9 on top (the default), phone puts 1 2 3 on top;"
+        " remembered from the command palette otherwise",
+    )
+    add_argument(
+        "--record",
+        metavar="PATH",
+        help="the game record's SQLite file (default: record.sqlite3 in your user data folder)",
+    )
+    add_argument("--no-save", action="store_true", help="keep nothing: no record, no settings")
 
 
 def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
@@ -112,19 +185,7 @@ def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
         default=None,
         help="the computer's strength (default: medium)",
     )
-    add_argument(
-        "--first",
-        choices=[rule.value for rule in FirstMove],
-        default=FirstMove.CHOOSER.value,
-        help="who moves first: the player who chose the mark (default), X, or at random",
-    )
-    add_argument(
-        "--keys",
-        choices=[layout.value for layout in KeyLayout],
-        default=None,
-        help="digit layout: numpad puts 7 8 9 on top (the default), phone puts 1 2 3 on top;"
-        " remembered from the command palette otherwise",
-    )
+    _add_shared_options(add_argument)
     add_argument(
         "--delay",
         type=_non_negative_seconds,
@@ -133,13 +194,7 @@ def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
         help="how long the computer appears to think (default: 0.4)",
     )
     add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
-    add_argument(
-        "--record",
-        metavar="PATH",
-        help="the game record's SQLite file (default: record.sqlite3 in your user data folder)",
-    )
     add_argument("--stats-file", help=argparse.SUPPRESS)  # deprecated: see --record
-    add_argument("--no-save", action="store_true", help="keep nothing: no record, no settings")
 
 
 def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
@@ -158,10 +213,43 @@ def parse_serve(argv: Sequence[str]) -> ServeConfig:
     """
     from tictactoe.web import ServeConfig  # imported late: --help stays instant
 
-    _, parser = _parsers()
+    parser = _parsers()[1]["serve"]
     args = parser.parse_args(argv)
     game = _game_config(parser, args)
     return ServeConfig(host=args.host, port=args.port, game_args=tuple(game_options(game)))
+
+
+def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig | None]:
+    """What `tictactoe host` or `tictactoe join` was asked for (`argv` starts with the
+    command); argparse exits on bad values."""
+    from tictactoe.online.hosting import HostConfig
+    from tictactoe.online_app import JoinSetup
+
+    command, parser = argv[0], _parsers()[1][argv[0]]
+    args = parser.parse_args(argv[1:])
+    keys = KeyLayout(args.keys) if args.keys else None
+    if command == "join":
+        config = GameConfig(keys=keys, save=False)
+        return config, JoinSetup(link_url=args.link, code=args.code, peer=args.peer), None
+    config = GameConfig(
+        player1=args.player1,
+        first_move=FirstMove(args.first),
+        keys=keys,
+        save=not args.no_save,
+        record_file=_file_path(parser, "--record", args.record),
+    )
+    record = config.record_path()
+    problem = None if record is None else path_problem(record)
+    if problem is not None:
+        parser.exit(2, f"{parser.prog}: error: {problem}\n")
+    host = HostConfig(
+        listen=args.listen,
+        ssh_port=args.ssh_port,
+        web_port=None if args.no_web else args.web_port,
+        grace=args.grace,
+        first_move=config.first_move,
+    )
+    return config, JoinSetup(), host
 
 
 def game_options(config: GameConfig) -> list[str]:
@@ -270,6 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         gc.enable()  # a server runs for long (the game turns it on once it is drawn)
         return serve(parse_serve(argv[1:]))
+    if argv and argv[0] in ("host", "join"):  # a series with a friend on another machine
+        return play_online(argv)
     config = parse_config(argv)
     problem = terminal_problem()
     if problem is not None:
@@ -288,6 +378,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_score(final_score(series))
     if app.unsaved_matches:
         with suppress(OSError):  # the terminal has gone: nobody is left to tell
+            print(unsaved_note(app.unsaved_matches, app.record.path), file=sys.stderr)
+    return app.return_code or 0
+
+
+def play_online(argv: Sequence[str]) -> int:
+    """`tictactoe host` or `tictactoe join`: one seat of a series online; the exit status."""
+    import asyncio
+
+    config, setup, host = parse_online(argv)
+    problem = terminal_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
+    from tictactoe.online.hosting import Hosting
+    from tictactoe.online_app import OnlineApp
+
+    if host is not None:
+        hosting = host
+
+        async def open_doors(name: str) -> Hosting:
+            return await Hosting(name, hosting).start()
+
+        setup = replace(setup, host=open_doors)
+    app = OnlineApp(config, setup)
+
+    async def run() -> Series | None:
+        try:
+            return await app.run_async()
+        finally:
+            await app.close_link()
+
+    with signals_stop(app.stop):
+        series = asyncio.run(run())
+    if series is None:
+        series = app.series
+    if app.farewell:
+        _print_score(app.farewell)
+    if series is not None and series.players[1].name:
+        _print_score(final_score(series))
+    if app.unsaved_matches:
+        with suppress(OSError):
             print(unsaved_note(app.unsaved_matches, app.record.path), file=sys.stderr)
     return app.return_code or 0
 

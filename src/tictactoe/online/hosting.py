@@ -1,0 +1,169 @@
+"""`tictactoe host`: the authority of one series and the doors a friend comes in by.
+
+- the authority listens on this machine's loopback only (`server`): every seat's game
+  process, the host's own included, talks to it there;
+- the SSH door (`ssh_door`, port 2222 by default) starts a `tictactoe join` game process
+  in a pseudo-terminal for each SSH session whose user name is the code;
+- the browser door (textual-serve's page, as `tictactoe serve`, port 8000 by default)
+  starts one for each tab; the page asks for the code. It is plain, unencrypted HTTP.
+
+Both doors listen on every address of this machine unless `listen` narrows them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import ipaddress
+import secrets
+import socket
+import struct
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from aiohttp import web
+
+from tictactoe.online.authority import Authority
+from tictactoe.online.codes import Throttle, new_code
+from tictactoe.online.invitation import Invitation
+from tictactoe.online.server import AuthorityServer
+from tictactoe.online.ssh_door import SessionInfo, SshDoor, fingerprint, load_host_key
+from tictactoe.series import FirstMove
+
+__all__ = ["HostConfig", "Hosting", "join_command", "own_addresses"]
+
+_SIOCGIFADDR: Final = 0x8915
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    """What `tictactoe host` was asked for."""
+
+    listen: str | None = None
+    """The one address the doors listen on; None for all of this machine's."""
+    ssh_port: int = 2222
+    web_port: int | None = 8000
+    """The browser door's port; None for no browser door."""
+    grace: float = 120.0
+    """Seconds a dropped player has to come back before the host may end the series."""
+    first_move: FirstMove = FirstMove.CHOOSER
+
+
+def join_command(link_url: str, *args: str) -> list[str]:
+    """The game process a door starts: this Python, `tictactoe join`, the link."""
+    return [sys.executable, "-m", "tictactoe", "join", "--link", link_url, *args]
+
+
+def own_addresses(listen: str | None = None) -> list[str]:
+    """The addresses a friend may use to reach this machine (IPv4, loopback last)."""
+    if listen not in (None, "", "0.0.0.0", "::"):
+        return [listen] if listen is not None else []
+    found: list[str] = []
+    if sys.platform.startswith("linux"):
+        for _index, name in socket.if_nameindex():
+            with (
+                contextlib.suppress(OSError),
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe,
+            ):
+                request = struct.pack("256s", name.encode()[:15])
+                answer = fcntl.ioctl(probe.fileno(), _SIOCGIFADDR, request)
+                found.append(socket.inet_ntoa(answer[20:24]))
+    with contextlib.suppress(OSError):
+        for *_rest, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(address[0]))
+    unique = list(dict.fromkeys(found))
+    outside = [a for a in unique if not ipaddress.ip_address(a).is_loopback]
+    return outside or ["127.0.0.1"]
+
+
+class Hosting:
+    """One hosted series: its code, its authority and the doors, open until `stop`."""
+
+    def __init__(self, host_name: str, config: HostConfig) -> None:
+        self.host_name = host_name
+        self.config = config
+        self.code = new_code()
+        self.host_token = secrets.token_urlsafe(24)
+        """What the host's own app shows the authority to take seat 0."""
+        self.authority = Authority(
+            self.code,
+            host_name,
+            host_token=self.host_token,
+            grace=config.grace,
+            first_move=config.first_move,
+        )
+        self.server = AuthorityServer(self.authority, Throttle())
+        self.ssh_door: SshDoor | None = None
+        self._web: web.AppRunner | None = None
+        self.ssh_port = config.ssh_port
+        self.web_port = config.web_port
+        self.invitation = Invitation(self.code, (), (), "")
+
+    @property
+    def link_url(self) -> str:
+        return self.server.url
+
+    async def start(self) -> Hosting:
+        """Open the authority on loopback, then the doors; an OSError if a port is taken."""
+        await self.server.start("127.0.0.1", 0)
+        try:
+            key = load_host_key()
+            self.ssh_door = SshDoor(
+                host_key=key,
+                command=self._ssh_command,
+                accepts=lambda code: code == self.code,
+                throttle=self.server.throttle,
+            )
+            self.ssh_port = await self.ssh_door.start(self.config.listen, self.config.ssh_port)
+            if self.config.web_port is not None:
+                self.web_port = await self._open_web(self.config.web_port)
+        except BaseException:
+            await self.stop("The host could not open the doors.")
+            raise
+        addresses = own_addresses(self.config.listen)
+        self.invitation = Invitation(
+            code=self.code,
+            ssh_lines=tuple(
+                f"ssh -p {self.ssh_port} {self.code}@{_url_host(a)}" for a in addresses
+            ),
+            web_addresses=tuple(
+                f"http://{_url_host(a)}:{self.web_port}/"
+                for a in (addresses if self.web_port is not None else ())
+            ),
+            fingerprint=fingerprint(key),
+        )
+        return self
+
+    def _ssh_command(self, info: SessionInfo) -> Sequence[str]:
+        return join_command(self.link_url, "--code", self.code, "--peer", info.peer)
+
+    async def _open_web(self, port: int) -> int:
+        from tictactoe.web import GameServer, bound_port  # textual-serve, when asked for
+
+        server = GameServer(
+            ("join", "--link", self.link_url),
+            host=self.config.listen or "0.0.0.0",
+            port=port,
+            spare=False,
+            tab_args=lambda request: ("--peer", request.remote or "?"),
+        )
+        self._web_server = server
+        self._web = web.AppRunner(await server.make_app(), handle_signals=False, access_log=None)
+        await self._web.setup()
+        await web.TCPSite(self._web, self.config.listen or None, port).start()
+        return bound_port(self._web, port)
+
+    async def stop(self, text: str) -> None:
+        """End the series for every seat and watcher with `text`, then close the doors."""
+        await self.server.stop(text)
+        if self.ssh_door is not None:
+            await self.ssh_door.stop()
+        if self._web is not None:
+            await self._web.cleanup()
+            self._web = None
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

@@ -1,0 +1,224 @@
+"""The app of one seat in an online series: the host's (`tictactoe host`) or a friend's
+(`tictactoe join`, what the doors run for each SSH session and browser tab).
+
+It holds the link to the authority: what the link brings (a new state, a refusal, the
+end) goes to the screens; what a screen asks (an intent, a hint, leaving) goes out on it,
+in the order asked. The host's app also opens the doors once the host's name is known,
+and closes them when the session ends (`tictactoe.online.hosting`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tictactoe.app import TicTacToeApp
+from tictactoe.config import GameConfig
+from tictactoe.keys import KeyLayout
+from tictactoe.names import short
+from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
+from tictactoe.online.invitation import Invitation
+from tictactoe.online.protocol import (
+    Act,
+    AskHint,
+    ClientMessage,
+    Ended,
+    Hello,
+    Leave,
+    Refused,
+    State,
+)
+from tictactoe.screens.online import InvitationScreen, JoinScreen, OnlineGameScreen
+from tictactoe.series import Series
+
+if TYPE_CHECKING:
+    from tictactoe.online.hosting import Hosting
+
+__all__ = ["JoinSetup", "OnlineApp"]
+
+LEAVE_WITHIN = 1.0
+"""Seconds to tell the authority that this seat leaves, before leaving anyway."""
+
+
+@dataclass(frozen=True, slots=True)
+class JoinSetup:
+    """How this seat reaches the series."""
+
+    link_url: str = ""
+    """The authority's loopback websocket (a friend's seat); empty for the host, whose
+    doors are opened by this app."""
+    code: str | None = None
+    """The series' code when the door carried it; else the join screen asks."""
+    peer: str = "127.0.0.1"
+    """The address the friend came from, as the door saw it (for the throttle and logs)."""
+    host: Callable[[str], Awaitable[Hosting]] | None = None
+    """For the host: opens the doors for a series hosted under this name."""
+
+
+class OnlineApp(TicTacToeApp):
+    """Tic-tac-toe with a friend elsewhere: the series lives in the host's authority."""
+
+    def __init__(self, config: GameConfig, setup: JoinSetup) -> None:
+        super().__init__(config)
+        self.setup = setup
+        self.hosting: Hosting | None = None
+        """The doors and the authority, in the host's app once they are open."""
+        self.link: AuthorityLink | None = None
+        self.farewell = ""
+        """The sentence that ended the series, printed before the final score."""
+        self._outbox: asyncio.Queue[ClientMessage] = asyncio.Queue()
+        self._ended = False
+
+    # Joining.
+
+    def begin(self) -> None:
+        """Ask the name (and the code, when the door did not carry it), then join."""
+        hosting = self.setup.host is not None
+        name = self.config.player1
+        self.push_screen(
+            JoinScreen(
+                self._connect,
+                code="" if hosting else self.setup.code,
+                name=name,
+                hosting=hosting,
+            ),
+            self._joined,
+        )
+
+    async def _connect(self, code: str, name: str) -> str | None:
+        """Join with `code` and `name`: None once joined, else the reason in a sentence."""
+        url, token = self.setup.link_url, None
+        if self.setup.host is not None:
+            if self.hosting is None:
+                try:
+                    self.hosting = await self.setup.host(name)
+                except OSError as error:
+                    return f"The doors cannot open: {error.strerror or error}."
+            url, token, code = self.hosting.link_url, self.hosting.host_token, self.hosting.code
+        try:
+            self.link = await AuthorityLink.open(
+                url, Hello(code=code, name=name, peer=self.setup.peer, host_token=token)
+            )
+        except LinkDenied as denied:
+            return str(denied)
+        except LinkError:
+            return "The host's game cannot be reached: it may have ended."
+        return None
+
+    def _joined(self, joined: bool | None) -> None:
+        if not joined or self.link is None:
+            self.exit(None)
+            return
+        self.run_worker(self._listen(self.link), name="link", exclusive=True)
+        self.run_worker(self._send_all(self.link), name="outbox")
+        if self.hosting is not None:
+            self.push_screen(InvitationScreen(self.invitation))
+
+    @property
+    def invitation(self) -> Invitation:
+        assert self.hosting is not None
+        return self.hosting.invitation
+
+    # What the link brings.
+
+    async def _listen(self, link: AuthorityLink) -> None:
+        async for message in link:
+            match message:
+                case State():
+                    await self._show(message)
+                case Refused(text=text):
+                    game = self.online_game
+                    if game is not None:
+                        game.notice = text
+                case Ended(text=text, series=series):
+                    self._end(text, series)
+                    return
+        self._end("The link to the host's game was lost: the series has ended.", None)
+
+    async def _show(self, state: State) -> None:
+        game = self.online_game
+        if state.series is None:
+            return  # the host's invitation stays up until a friend joins
+        if game is None:
+            assert self.link is not None
+            game = OnlineGameScreen(
+                state.series,
+                seat=self.link.welcome.seat,
+                send=self.send,
+                layout=self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD,
+            )
+            self.series = state.series
+            if isinstance(self.screen, InvitationScreen):
+                await self.switch_screen(game)
+            else:
+                await self.push_screen(game)
+        game.receive(state)
+
+    @property
+    def online_game(self) -> OnlineGameScreen | None:
+        game = self.game_screen
+        return game if isinstance(game, OnlineGameScreen) else None
+
+    def _end(self, text: str, series: Series | None) -> None:
+        """The series is over for everyone: say why, print the score, leave."""
+        if self._ended:
+            return
+        self._ended = True
+        self.farewell = text
+        game = self.game_screen
+        self.exit(series or (game.series if game else self.series))
+
+    # What the screens ask.
+
+    def send(self, message: ClientMessage) -> None:
+        """Queue `message` for the authority; messages leave in the order asked."""
+        self._outbox.put_nowait(message)
+
+    async def _send_all(self, link: AuthorityLink) -> None:
+        while True:
+            message = await self._outbox.get()
+            try:
+                match message:
+                    case Act(version=version, intent=intent):
+                        await link.act(version, intent)
+                    case AskHint():
+                        await link.ask_hint()
+                    case Leave():
+                        await link.leave()
+            except LinkError:
+                return
+
+    async def action_quit(self) -> None:
+        """Leave the series: it ends for both players (the host's doors close after)."""
+        if not self._ended:
+            self._ended = True
+            game = self.game_screen
+            if self.hosting is None and self.link is not None:
+                with contextlib.suppress(LinkError, TimeoutError):
+                    await asyncio.wait_for(self.link.leave(), LEAVE_WITHIN)
+            self.farewell = "You ended the series." if game else ""
+        await super().action_quit()
+
+    def action_invite(self) -> None:
+        """The host shows the invitation again (for someone else to watch)."""
+        if self.hosting is not None and not isinstance(self.screen, InvitationScreen):
+            self.push_screen(InvitationScreen(self.invitation, waiting=False))
+
+    async def close_link(self) -> None:
+        """After the app: the link closes; the host's doors close with a sentence for all."""
+        if self.link is not None:
+            with contextlib.suppress(Exception):
+                await self.link.close()
+        if self.hosting is not None:
+            host = short(self.hosting.host_name)
+            await self.hosting.stop(self.farewell_for_others or f"{host} ended the series.")
+
+    @property
+    def farewell_for_others(self) -> str:
+        """What the others read when the host's app ends for a reason of its own."""
+        if self.return_code and self.return_code >= 128:
+            return "The host's game was stopped: the series has ended."
+        return ""

@@ -1,0 +1,281 @@
+"""The screens of an online series: joining it, the host's invitation, and a seat's board.
+
+The host's authority holds the series; a seat's game process renders the copy it is sent.
+A key still becomes an intent as in hot seat, and the core says at once when it is not
+this seat's to give ("It is Alice's turn."); otherwise the intent goes to the authority,
+and the board changes when the new state comes back, on every screen at once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Static
+
+from tictactoe.engine import Mark
+from tictactoe.keys import KeyLayout
+from tictactoe.names import short
+from tictactoe.online.codes import CODE_LENGTH, normalise_code
+from tictactoe.online.invitation import Invitation
+from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
+from tictactoe.screens.game import GameScreen
+from tictactoe.series import Intent, Series, SeriesError, Undo
+from tictactoe.widgets.too_small import MinimumSize, TooSmall
+
+__all__ = [
+    "InvitationScreen",
+    "JoinScreen",
+    "OnlineGameScreen",
+]
+
+FINAL_ONLINE = "Moves are final online."
+WATCHING = "You are watching: only the players' keys change the board."
+
+
+class InvitationScreen(MinimumSize, Screen[None]):
+    """The host's screen until a friend joins (and on `i` later): the lines to pass on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "app.quit", "Quit", priority=True),
+        Binding("escape", "close", "Back to the board", show=False),
+        Binding("question_mark,f1", "app.help", "Help", key_display="?"),
+    ]
+
+    def __init__(self, invitation: Invitation, *, waiting: bool = True) -> None:
+        super().__init__()
+        self.invitation = invitation
+        self.waiting = waiting
+        """True while no friend has joined yet; False when opened from the board."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="invitation"):
+            yield Static(Content(f"Your series' code: {self.invitation.code}"), id="code")
+            yield Static(Content(self.invitation.text()), id="invite-lines")
+            if self.waiting:
+                yield Static("Waiting for a friend to join…", id="waiting")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self.sub_title = "hosting online"
+
+    def action_close(self) -> None:
+        if not self.waiting:
+            self.dismiss(None)
+
+
+Connect = Callable[[str, str], Awaitable[str | None]]
+"""Joins with (code, name): None once joined, else why not, as a sentence to show."""
+
+
+class JoinScreen(MinimumSize, Screen[bool]):
+    """Asks a name (and the code when the door did not carry it), then joins the series.
+
+    Dismisses with True once joined; `q` or Escape dismiss with False.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", "Leave"),
+    ]
+
+    def __init__(
+        self, connect: Connect, *, code: str | None, name: str | None, hosting: bool = False
+    ) -> None:
+        super().__init__()
+        self.connect = connect
+        self.code = code
+        """The series' code when the door carried it (ssh's user name), else asked here."""
+        self.given_name = name
+        self.hosting = hosting
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="join", classes="dialog"):
+            title = "Host a series online" if self.hosting else "Join a friend's series"
+            yield Label(title, id="join-title")
+            if self.code is None:
+                yield Label("The series' code", classes="field-label")
+                yield Input(
+                    placeholder="K7M4QX",
+                    id="code",
+                    max_length=CODE_LENGTH + 4,
+                    restrict=r"[A-Za-z0-9 -]*",
+                )
+            yield Label("Your name", classes="field-label")
+            yield Input(value=self.given_name or "", placeholder="Your name", id="name")
+            yield Button("Host" if self.hosting else "Join", id="go", variant="primary")
+            yield Static(id="join-notice")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self.sub_title = "online"
+        first = self.query("#code").first() if self.code is None else self.query_one("#name")
+        first.focus()
+        if self.code is not None and self.given_name:
+            self._go()
+
+    @on(Input.Submitted, "#code")
+    def _code_given(self) -> None:
+        self.query_one("#name", Input).focus()
+
+    @on(Input.Submitted, "#name")
+    @on(Button.Pressed, "#go")
+    def _go(self) -> None:
+        code = self.code
+        if code is None:
+            typed = self.query_one("#code", Input).value
+            code = normalise_code(typed)
+            if code is None:
+                self._say(f"A code is {CODE_LENGTH} letters and digits, like K7M4QX.")
+                self.query_one("#code", Input).focus()
+                return
+        name = self.query_one("#name", Input).value
+        if not name.strip():
+            self._say("Your name, please: the other player sees it.")
+            self.query_one("#name", Input).focus()
+            return
+        self._say("Joining…" if not self.hosting else "Opening the doors…")
+        self.query_one("#go", Button).disabled = True
+        self._join(code, name)
+
+    @work(exclusive=True)
+    async def _join(self, code: str, name: str) -> None:
+        problem = await self.connect(code, name)
+        if problem is None:
+            self.dismiss(True)
+            return
+        self.query_one("#go", Button).disabled = False
+        self._say(problem)
+
+    def _say(self, text: str) -> None:
+        self.query_one("#join-notice", Static).update(Content(text))
+
+    def action_leave(self) -> None:
+        self.dismiss(False)
+
+
+class OnlineGameScreen(GameScreen):
+    """The board of one seat (or of a watcher) in a series the host's authority holds."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("i", "app.invite", "Invite", priority=True),
+    ]
+
+    def __init__(
+        self,
+        series: Series,
+        *,
+        seat: int | None,
+        send: Callable[[ClientMessage], None],
+        layout: KeyLayout = KeyLayout.NUMPAD,
+    ) -> None:
+        super().__init__(series, layout=layout, computer_delay=0)
+        self.seat = seat
+        """This screen's seat (0 the host, 1 the guest), or None for a watcher."""
+        self.version = 0
+        """The version of the state shown: an intent says which state it was meant for."""
+        self.away: Away | None = None
+        """The seat whose link dropped, while the series waits for it."""
+        self._away_at = 0.0
+        self._send = send
+        self._said = ""
+        """The last notice the authority gave with a state."""
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(1.0, self._tick)
+
+    def receive(self, state: State) -> None:
+        """A new state from the authority: shown as it is."""
+        self.version = state.version
+        self.away = state.away
+        self._away_at = time.monotonic()
+        self.sub_title = self._subtitle(state.watchers)
+        if state.notice or self._said:
+            self._said = state.notice
+            self.notice = state.notice
+        if state.series is not None and state.series != self.series:
+            self.notice = state.notice
+            self.series = state.series
+        self._tick()
+
+    def _subtitle(self, watchers: int) -> str:
+        role = "watching" if self.seat is None else "online"
+        if watchers:
+            role += f" · {watchers} watching" if self.seat is not None else f" with {watchers}"
+        return role
+
+    def _tick(self) -> None:
+        """While a seat's link is down, the notice counts its grace time down."""
+        away = self.away
+        if away is None:
+            return
+        left = max(0.0, away.seconds_left - (time.monotonic() - self._away_at))
+        name = short(away.name)
+        if left > 0:
+            minutes, seconds = divmod(int(left + 0.999), 60)
+            self.notice = (
+                f"{name}'s connection dropped: waiting for {name} to come back"
+                f" ({minutes}:{seconds:02d})."
+            )
+        elif self.seat == 0:
+            self.notice = f"{name} has not come back: keep waiting, or press q to end the series."
+        else:
+            self.notice = f"{name} has not come back: the host may end the series."
+
+    def apply(self, intent: Intent, notice: str = "") -> None:
+        """Send `intent` to the authority, unless the core already says it is not ours."""
+        refusal = self._refusal(intent)
+        if refusal is not None:
+            self.notice = refusal
+            return
+        self.notice = notice
+        self._send(Act(self.version, intent))
+
+    def _refusal(self, intent: Intent) -> str | None:
+        if self.seat is None:
+            return WATCHING
+        if isinstance(intent, Undo):
+            return FINAL_ONLINE
+        if self.away is not None:
+            return f"The series is paused: waiting for {short(self.away.name)}."
+        try:
+            self.series.apply_as(self.seat, intent, self.rng)
+        except SeriesError as refusal:
+            return self._explain(refusal)
+        return None
+
+    def action_hint(self) -> None:
+        """A hint on this seat's own turn; the other screens are told it was asked for."""
+        if self.seat is None:
+            self.notice = WATCHING
+            return
+        if self.series.to_move != self.seat:
+            self.notice = "A hint is for your own turn."
+            return
+        super().action_hint()
+        if self.board.hints:
+            self._send(AskHint())
+
+    def _next_step(self) -> None:
+        """The mark dialog opens only on the chooser's own screen; nobody else waits on it."""
+        series = self.series
+        if series.person_choosing is not None and series.chooser == self.seat and not self.away:
+            self.post_message(self.MarkWanted())
+
+    def choose_mark(self, mark: Mark | None) -> None:
+        """The dialog's answer; its Quit leaves the series, as `q` does."""
+        if mark is None:
+            self.app.call_later(self.app.action_quit)
+        else:
+            super().choose_mark(mark)

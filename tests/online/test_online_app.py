@@ -1,0 +1,181 @@
+"""An online seat's app, driven with Pilot, against a real authority on 127.0.0.1.
+
+The other seat is a bare `AuthorityLink`, as a friend's game process would hold: what
+it sends is what a key on the friend's screen sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from tictactoe.config import GameConfig
+from tictactoe.engine import Mark
+from tictactoe.online.client import AuthorityLink
+from tictactoe.online.hosting import HostConfig, Hosting
+from tictactoe.online.protocol import Ended, Hello, State
+from tictactoe.online_app import JoinSetup, OnlineApp
+from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.screens.online import InvitationScreen, JoinScreen, OnlineGameScreen
+from tictactoe.series import ChooseMark, Play, Series
+
+SIZE = (100, 32)
+
+
+class Friend:
+    """The other seat, as a bare link: it follows the states it is sent."""
+
+    def __init__(self, link: AuthorityLink) -> None:
+        self.link = link
+        self.state: State | None = None
+        self.ended: Ended | None = None
+        self.changed = asyncio.Event()
+        self.task = asyncio.create_task(self._follow())
+
+    async def _follow(self) -> None:
+        async for message in self.link:
+            if isinstance(message, State):
+                self.state = message
+            elif isinstance(message, Ended):
+                self.ended = message
+            self.changed.set()
+
+    async def until(self, check: object, timeout: float = 5.0) -> None:
+        async def wait() -> None:
+            while not check():  # type: ignore[operator]
+                self.changed.clear()
+                await self.changed.wait()
+
+        await asyncio.wait_for(wait(), timeout)
+
+    @property
+    def series(self) -> Series:
+        assert self.state is not None and self.state.series is not None
+        return self.state.series
+
+    async def act(self, intent: object) -> None:
+        assert self.state is not None
+        await self.link.act(self.state.version, intent)  # type: ignore[arg-type]
+
+
+async def settle(
+    pilot: Pilot[Series | None], check: Callable[[], object], timeout: float = 5.0
+) -> None:
+    """Pause until `check()` holds (the app waits on the network, not only on its queue)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not check():
+        assert loop.time() < end, "the app did not get there in time"
+        await pilot.pause(0.02)
+
+
+@pytest.fixture
+def host_config() -> HostConfig:
+    return HostConfig(listen="127.0.0.1", ssh_port=0, web_port=None, grace=2.0)
+
+
+def host_app(host_config: HostConfig, name: str = "Alice") -> OnlineApp:
+    hosting: list[Hosting] = []
+
+    async def open_doors(host_name: str) -> Hosting:
+        hosting.append(await Hosting(host_name, host_config).start())
+        return hosting[0]
+
+    return OnlineApp(
+        GameConfig(player1=name, save=False, computer_delay=0), JoinSetup(host=open_doors)
+    )
+
+
+@pytest.fixture
+async def hosted(host_config: HostConfig) -> AsyncIterator[OnlineApp]:
+    app = host_app(host_config)
+    try:
+        yield app
+    finally:
+        await app.close_link()
+
+
+async def test_the_host_waits_with_an_invitation_then_plays_a_friend(
+    hosted: OnlineApp,
+) -> None:
+    async with hosted.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(hosted.screen, InvitationScreen))
+        hosting = hosted.hosting
+        assert hosting is not None
+        invitation = hosting.invitation
+        assert any(f"{hosting.code}@127.0.0.1" in line for line in invitation.ssh_lines)
+        assert invitation.fingerprint.startswith("SHA256:")
+
+        bob = Friend(
+            await AuthorityLink.open(
+                hosting.link_url, Hello(code=hosting.code, name="Bob", peer="127.0.0.1")
+            )
+        )
+        await settle(pilot, lambda: isinstance(hosted.screen, MarkChoiceScreen))
+        await pilot.press("x")
+        await bob.until(lambda: bob.state and bob.state.series and bob.state.series.match)
+        await pilot.press("5")  # Alice holds X and moves first
+        await bob.until(lambda: bob.series.match and bob.series.match.moves == (4,))
+        game = hosted.screen
+        assert isinstance(game, OnlineGameScreen)
+        await pilot.press("7")  # not Alice's turn: refused in words, nothing sent
+        await pilot.pause()
+        assert "Bob's turn" in game.notice
+        await bob.act(Play(0))
+        await settle(pilot, lambda: game.series.match and len(game.series.match.moves) == 2)
+
+        await pilot.press("u")
+        assert game.notice == "Moves are final online."
+        await bob.link.leave()
+        await settle(pilot, lambda: hosted.return_code is not None)
+    assert hosted.farewell == "Bob left the series."
+
+
+async def test_a_friend_joins_gives_a_name_and_is_refused_out_of_turn(
+    host_config: HostConfig,
+) -> None:
+    hosting = await Hosting("Alice", host_config).start()
+    try:
+        alice = Friend(
+            await AuthorityLink.open(
+                hosting.link_url,
+                Hello(
+                    code=hosting.code, name="Alice", peer="127.0.0.1", host_token=hosting.host_token
+                ),
+            )
+        )
+        app = OnlineApp(
+            GameConfig(save=False),
+            JoinSetup(link_url=hosting.link_url, code=hosting.code, peer="10.0.0.2"),
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, JoinScreen))
+            await pilot.press(*"Alice", "enter")  # the host's name is taken
+            await settle(
+                pilot, lambda: "Alice" in str(app.screen.query_one("#join-notice").render())
+            )
+            await pilot.press(*["backspace"] * 5, *"Bob", "enter")
+            await settle(pilot, lambda: isinstance(app.screen, OnlineGameScreen))
+            game = app.screen
+            assert isinstance(game, OnlineGameScreen) and game.seat == 1
+            await pilot.press("x")  # Alice chooses this match
+            await pilot.pause()
+            assert "Alice" in game.notice
+            await alice.until(lambda: alice.state and alice.state.series)
+            await alice.act(ChooseMark(Mark.O))
+            await settle(pilot, lambda: game.series.match is not None)
+            await alice.until(lambda: alice.series.match is not None)
+            await alice.act(Play(4))
+            await settle(pilot, lambda: game.series.match and game.series.match.moves == (4,))
+            await pilot.press("7")
+            await alice.until(lambda: len(alice.series.match.moves) == 2)  # type: ignore[union-attr]
+            assert alice.series.match is not None and alice.series.match.moves == (4, 0)
+            await pilot.press("q")
+            await alice.until(lambda: alice.ended is not None)
+        assert alice.ended is not None and "Bob" in alice.ended.text
+    finally:
+        await hosting.stop("The test is over.")
