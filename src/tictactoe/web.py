@@ -340,9 +340,7 @@ class GameServer:
                 case _:
                     log.warning("ignored a message the page never sends: %.80r", message.data)
 
-    async def _start(
-        self, width: int, height: int, extra_args: Sequence[str] = ()
-    ) -> GameSession:
+    async def _start(self, width: int, height: int, extra_args: Sequence[str] = ()) -> GameSession:
         session = GameSession([*self.game_argv, *extra_args], self.download_manager)
         self.sessions.add(session)
         await session.start(width, height)
