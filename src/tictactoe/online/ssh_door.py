@@ -87,7 +87,7 @@ SESSIONS_PER_CONNECTION: Final = 4
 """Sessions one SSH connection may open (OpenSSH can share one connection between several)."""
 
 _NAME_LIMIT: Final = 64
-"""A user name longer than this is shown cut in the log."""
+"""What a client sent is shown cut to this many characters in the log."""
 
 _CLIENT_ENV: Final = re.compile(r"LANG|LC_[A-Z]+|COLORTERM")
 """Variables a client may send (`SendEnv`) that the game takes: its language and colours."""
@@ -363,7 +363,7 @@ class SshDoor:
         code = normalise_code(user)
         if code is None or not self.accepts(code):
             self.throttle.failed(peer)
-            connection.note("a wrong code from %s: %.*r", peer, _NAME_LIMIT, user)
+            connection.note("a wrong code from %s: %r", peer, _printable(user))
             return user, WRONG_CODE
         return code, None
 
@@ -407,7 +407,7 @@ class _Connection(asyncssh.SSHServer):
         self.door._forget(self)
         self._cancel_idle()
         if exc is not None:
-            reason = " ".join(str(exc).split())[:120] or type(exc).__name__
+            reason = _printable(str(exc), 120) or type(exc).__name__
             self.note("a connection from %s failed: %s", self.peer, reason)
 
     def note(self, message: str, *args: object) -> None:
@@ -459,7 +459,9 @@ class _Connection(asyncssh.SSHServer):
     def connection_requested(
         self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
     ) -> bool:
-        self.note("refused forwarding to %.80s port %d from %s", dest_host, dest_port, self.peer)
+        self.note(
+            "refused forwarding to %s port %d from %s", _printable(dest_host), dest_port, self.peer
+        )
         return False
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:
@@ -494,11 +496,21 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.size = (0, 0)
         self.game: _Game | None = None
         self.closed = False
+        self._unstarted: asyncio.TimerHandle | None = None
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.channel = chan
         self.connection.sessions.add(self)
         self.connection._cancel_idle()
+        loop = asyncio.get_running_loop()
+        self._unstarted = loop.call_later(self.door.login_timeout, self._close_unstarted)
+
+    def _close_unstarted(self) -> None:
+        """A session that asks for nothing to run within `login_timeout` seconds is closed."""
+        self._unstarted = None
+        self.connection.note("closed a session from %s: nothing asked", self.connection.peer)
+        if self.channel is not None:
+            self.channel.close()
 
     def pty_requested(
         self,
@@ -518,13 +530,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return False
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        self.connection.note("refused the subsystem %.40r from %s", subsystem, self.connection.peer)
+        self.connection.note(
+            "refused the subsystem %r from %s", _printable(subsystem), self.connection.peer
+        )
         return False
 
     def break_received(self, msec: int) -> bool:
         return False
 
     def session_started(self) -> None:
+        if self._unstarted is not None:
+            self._unstarted.cancel()
+            self._unstarted = None
         refusal = self.connection.refusal
         peer = self.connection.peer
         if refusal is None and self.term_type is None:
@@ -597,6 +614,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         """The channel has closed (the person left, or the game ended): the game ends too."""
         self.closed = True
+        if self._unstarted is not None:
+            self._unstarted.cancel()
+            self._unstarted = None
         self.connection.session_ended(self)
         if self.game is not None:
             self.door._spawn(self.game.end)
@@ -804,6 +824,11 @@ def _fitted(width: int, height: int) -> tuple[int, int] | None:
     if 0 <= width <= MAX_SIZE[0] and 0 <= height <= MAX_SIZE[1]:
         return width, height
     return None
+
+
+def _printable(text: str, limit: int = _NAME_LIMIT) -> str:
+    """What a client sent, fit for one line of the log: no control characters, cut short."""
+    return "".join(char if char.isprintable() else "?" for char in text[:limit])
 
 
 def _address(peername: object) -> str:
