@@ -233,7 +233,10 @@ class Authority:
 
     def drop(self, link: LinkId) -> bool:
         """`link` closed without leaving: a seat is away for the grace time, a watcher goes.
-        Whether anything changed."""
+        Whether anything changed (after the end, nothing does)."""
+        if self._ended is not None:
+            self._watchers.discard(link)
+            return False
         if link in self._watchers:
             self._watchers.discard(link)
             self._changed()

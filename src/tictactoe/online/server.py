@@ -1,0 +1,353 @@
+"""The authority's link on the host's loopback: one websocket per seat or watcher (aiohttp).
+
+Each link says `Hello` first, and then sends intents; after every change every link is
+sent the state as it sees it. The link is where hostile input stops: a message that is
+malformed, too large, binary or too fast closes that link alone, with one line in the
+log (`tictactoe.online`), and the series and every other link carry on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import math
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from aiohttp import WSMessage, WSMsgType, web
+
+from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
+from tictactoe.online.codes import Throttle
+from tictactoe.online.protocol import (
+    MAX_MESSAGE,
+    Act,
+    AskHint,
+    ClientMessage,
+    Denied,
+    Ended,
+    Hello,
+    Leave,
+    ProtocolError,
+    Refused,
+    ServerMessage,
+    State,
+    parse_client,
+)
+
+__all__ = ["HELLO_TIMEOUT", "MAX_LINKS", "RATE", "AuthorityServer"]
+
+log = logging.getLogger("tictactoe.online")
+
+HELLO_TIMEOUT: Final = 5.0
+"""Seconds a new link has to say hello."""
+
+MAX_LINKS: Final = 100
+"""Links open at once, saying hello or joined; more are turned away."""
+
+RATE: Final = 30.0
+"""Messages a link may send per second, in bursts of as many."""
+
+OUTBOX: Final = 64
+"""Messages waiting for a link that does not read them; past this, the link is closed."""
+
+CLOSE_WITHIN: Final = 2.0
+"""Seconds `stop` takes at most to end every link."""
+
+
+class _Bucket:
+    """A token bucket: `RATE` tokens a second, at most `RATE` kept."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.clock = clock
+        self.tokens = rate
+        self.stamp = clock()
+
+    def take(self) -> bool:
+        """Whether one more message may pass now."""
+        now = self.clock()
+        self.tokens = min(self.rate, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+@dataclass(eq=False)
+class _Link:
+    """One websocket: its id, where it comes from, and what waits to be sent to it."""
+
+    id: LinkId
+    ws: web.WebSocketResponse
+    peer: str
+    outbox: asyncio.Queue[str | None] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=OUTBOX + 2)
+    )
+    """Frames to send, in order; None closes the link."""
+    closing: bool = False
+
+
+class AuthorityServer:
+    """An `Authority` served over websockets at `/link` on the host's loopback."""
+
+    def __init__(
+        self,
+        authority: Authority,
+        throttle: Throttle,
+        *,
+        on_change: Callable[[State], None] | None = None,
+        max_links: int = MAX_LINKS,
+        rate: float = RATE,
+        hello_timeout: float = HELLO_TIMEOUT,
+    ) -> None:
+        self.authority = authority
+        self.throttle = throttle
+        """Wrong codes, counted by the address the door saw (`Hello.peer`)."""
+        self.on_change = on_change
+        """Called with the host's view of the state after every change."""
+        self.max_links = max_links
+        self.rate = rate
+        self.hello_timeout = hello_timeout
+        self.app = web.Application()
+        self.app.router.add_get("/link", self._handle)
+        self._links: dict[LinkId, _Link] = {}
+        self._ids = itertools.count(1)
+        self._handlers: set[asyncio.Task[object]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+        self._stopping = False
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("the server is not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """Where a seat's process links to: `ws://127.0.0.1:PORT/link`."""
+        return f"ws://127.0.0.1:{self.port}/link"
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Listen on `host`:`port` (0: any free port); the port bound."""
+        self._runner = web.AppRunner(
+            self.app, access_log=None, shutdown_timeout=CLOSE_WITHIN / 4, handle_signals=False
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        address = self._runner.addresses[0]
+        self._port = int(address[1])
+        self._spawn(self._tick())
+        return self._port
+
+    async def stop(self, text: str = "The host ended the series.") -> None:
+        """End the series with `text`: every link is sent `Ended` and closed, within 2 s."""
+        if self._runner is None or self._stopping:
+            return
+        self._stopping = True
+        self._finish(self.authority.end(text))
+        if self._handlers:
+            await asyncio.wait(set(self._handlers), timeout=CLOSE_WITHIN / 2)
+        for task in self._tasks:
+            task.cancel()
+        await self._runner.cleanup()
+        self._runner = None
+
+    # Each link.
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        if self._stopping or len(self._links) >= self.max_links:
+            log.warning("link from %s turned away: too many links", request.remote)
+            return web.Response(status=503, text="The host has as many links as it can take.")
+        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, timeout=CLOSE_WITHIN / 4)
+        await ws.prepare(request)
+        link = _Link(next(self._ids), ws, peer=request.remote or "?")
+        self._links[link.id] = link
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        writer = asyncio.create_task(self._write(link))
+        try:
+            await self._serve(link)
+        finally:
+            del self._links[link.id]
+            if self.authority.knows(link.id) and self.authority.drop(link.id):
+                self._broadcast()
+            self._close(link)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(writer, CLOSE_WITHIN / 2)
+            await ws.close()
+            self._handlers.discard(task)
+        return ws
+
+    async def _serve(self, link: _Link) -> None:
+        """Hello, then messages until the link closes or misbehaves."""
+        try:
+            first = await link.ws.receive(timeout=self.hello_timeout)
+        except TimeoutError:
+            self._refuse(link, "no hello in time")
+            return
+        hello = self._read(link, first)
+        if hello is None:
+            return
+        if not isinstance(hello, Hello):
+            self._refuse(link, "the first message was not a hello")
+            return
+        if not self._join(link, hello):
+            return
+        bucket = _Bucket(self.rate)
+        while not link.closing:
+            frame = await link.ws.receive()
+            if frame.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+                return
+            if not bucket.take():
+                self._refuse(link, "too many messages")
+                return
+            message = self._read(link, frame)
+            if message is None or not self._dispatch(link, message):
+                return
+
+    def _join(self, link: _Link, hello: Hello) -> bool:
+        link.peer = hello.peer
+        if not self.throttle.allowed(hello.peer):
+            wait = math.ceil(self.throttle.wait(hello.peer))
+            self._send_and_close(
+                link,
+                Denied(f"Too many wrong codes from your address: try again in {wait} seconds."),
+            )
+            log.info("link %d from %r throttled", link.id, hello.peer)
+            return False
+        try:
+            welcome = self.authority.join(hello, link.id)
+        except WrongCode as wrong:
+            self.throttle.failed(hello.peer)
+            log.info("link %d from %r: %s", link.id, hello.peer, wrong)
+            self._send_and_close(link, wrong.denied)
+            return False
+        except JoinDenied as denied:
+            self._send_and_close(link, denied.denied)
+            return False
+        self._send(link, welcome)
+        self._broadcast()
+        return True
+
+    def _dispatch(self, link: _Link, message: ClientMessage) -> bool:
+        """Act on one message; whether the link stays open."""
+        match message:
+            case Act(version, intent):
+                result = self.authority.act(link.id, version, intent)
+                if isinstance(result, Refused):
+                    self._send(link, result)
+                elif isinstance(result, Stale):
+                    self._send(link, self.authority.state_for(link.id))
+                else:
+                    self._broadcast()
+            case AskHint():
+                notice = self.authority.hint(link.id)
+                if isinstance(notice, Refused):
+                    self._send(link, notice)
+                else:
+                    self._broadcast()
+            case Leave():
+                ended = self.authority.leave(link.id)
+                if ended is None:
+                    self._broadcast()
+                else:
+                    self._finish(ended)
+                return False
+            case Hello():
+                self._refuse(link, "a second hello")
+                return False
+        return True
+
+    def _read(self, link: _Link, frame: WSMessage) -> ClientMessage | None:
+        """The message in `frame`, or None when the link must close (logged)."""
+        if frame.type is WSMsgType.TEXT:
+            try:
+                return parse_client(frame.data)
+            except ProtocolError as error:
+                self._refuse(link, str(error))
+                return None
+        if frame.type is WSMsgType.BINARY:
+            self._refuse(link, "a binary frame")
+        elif frame.type is WSMsgType.ERROR:
+            self._refuse(link, f"a bad frame ({link.ws.exception()})")
+        elif frame.type not in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+            self._refuse(link, f"an unexpected frame ({frame.type!r})")
+        return None
+
+    def _refuse(self, link: _Link, reason: str) -> None:
+        """Close `link` for misbehaving, with one line in the log."""
+        log.warning("link %d from %r closed: %s", link.id, link.peer, reason)
+        self._close(link)
+
+    # Sending.
+
+    def _send(self, link: _Link, message: ServerMessage) -> None:
+        if link.closing:
+            return
+        try:
+            link.outbox.put_nowait(message.to_json())
+        except asyncio.QueueFull:
+            self._refuse(link, "it does not read what it is sent")
+        else:
+            if link.outbox.qsize() > OUTBOX:
+                self._refuse(link, "it does not read what it is sent")
+
+    def _send_and_close(self, link: _Link, message: ServerMessage) -> None:
+        self._send(link, message)
+        self._close(link)
+
+    def _close(self, link: _Link) -> None:
+        if not link.closing:
+            link.closing = True
+            with contextlib.suppress(asyncio.QueueFull):
+                link.outbox.put_nowait(None)
+
+    async def _write(self, link: _Link) -> None:
+        """Send `link`'s frames in order; close it after the last."""
+        try:
+            while (frame := await link.outbox.get()) is not None:
+                await link.ws.send_str(frame)
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            await link.ws.close()
+
+    def _broadcast(self) -> None:
+        """Every joined link is sent the state as it sees it; then `on_change`."""
+        if self.authority.ended is not None:
+            self._finish(self.authority.ended)
+            return
+        for link in list(self._links.values()):
+            if self.authority.knows(link.id):
+                self._send(link, self.authority.state_for(link.id))
+        if self.on_change is not None:
+            self.on_change(self.authority.state_for(None))
+
+    def _finish(self, ended: Ended) -> None:
+        """The series is over: every link is told why and closed."""
+        for link in list(self._links.values()):
+            self._send_and_close(link, ended)
+        if self.on_change is not None:
+            self.on_change(self.authority.state_for(None))
+
+    async def _tick(self) -> None:
+        """While a seat is away, everyone is sent the time it has left, once a second."""
+        while True:
+            await asyncio.sleep(1.0)
+            if self.authority.paused and self.authority.ended is None:
+                self.authority.tick()
+                self._broadcast()
+
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

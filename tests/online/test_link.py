@@ -1,0 +1,346 @@
+"""The authority over loopback websockets: real sockets, real clients, hostile ones too."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Callable
+
+import aiohttp
+import pytest
+
+from tictactoe.engine import Mark
+from tictactoe.online.authority import Authority
+from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
+from tictactoe.online.codes import Throttle
+from tictactoe.online.protocol import (
+    MAX_MESSAGE,
+    Away,
+    Ended,
+    Hello,
+    Refused,
+    State,
+    Welcome,
+    parse_server,
+)
+from tictactoe.online.server import AuthorityServer
+from tictactoe.series import ChooseMark, Play, Undo
+
+CODE = "K7M4QX"
+TOKEN = "host-secret"
+WAIT = 5.0
+
+
+class Clock:
+    """The authority's clock, moved by hand (the server's tick still runs in real time)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def server(clock: Clock) -> AsyncIterator[AuthorityServer]:
+    authority = Authority(
+        CODE, "Alice", host_token=TOKEN, grace=60, clock=clock, rng=random.Random(3)
+    )
+    server = AuthorityServer(authority, Throttle(limit=5, window=60))
+    await server.start()
+    yield server
+    await server.stop("The test is over.")
+
+
+async def link(server: AuthorityServer, name: str, token: str | None = None) -> AuthorityLink:
+    return await AuthorityLink.open(server.url, Hello(CODE, name, "10.0.0.2", token))
+
+
+async def until(
+    link: AuthorityLink, wanted: Callable[[State | Refused | Ended], bool]
+) -> State | Refused | Ended:
+    """The first message `wanted` accepts (earlier ones are skipped)."""
+
+    async def read() -> State | Refused | Ended:
+        async for message in link:
+            if wanted(message):
+                return message
+        raise AssertionError("the link closed")
+
+    return await asyncio.wait_for(read(), WAIT)
+
+
+async def state(link: AuthorityLink, check: Callable[[State], bool] = lambda s: True) -> State:
+    message = await until(link, lambda m: isinstance(m, State) and check(m))
+    assert isinstance(message, State)
+    return message
+
+
+async def refusal(link: AuthorityLink) -> str:
+    message = await until(link, lambda m: isinstance(m, Refused))
+    assert isinstance(message, Refused)
+    return message.text
+
+
+async def three(server: AuthorityServer) -> tuple[AuthorityLink, AuthorityLink, AuthorityLink]:
+    """Alice (the host), Bob and a watcher, each having seen the watcher join."""
+    host = await link(server, "", TOKEN)
+    guest = await link(server, "Bob")
+    watcher = await link(server, "Carol")
+    assert (host.welcome, guest.welcome, watcher.welcome) == (
+        Welcome("seat", 0),
+        Welcome("seat", 1),
+        Welcome("watcher", None),
+    )
+    for each in (host, guest, watcher):
+        await state(each, lambda s: s.watchers == 1)
+    return host, guest, watcher
+
+
+async def test_two_seats_and_a_watcher_play_a_whole_match(server: AuthorityServer) -> None:
+    host, guest, watcher = await three(server)
+    version = server.authority.version
+    await host.act(version, ChooseMark(Mark.X))
+    version += 1
+    for seat, cell in [(host, 0), (guest, 3), (host, 1), (guest, 4), (host, 2)]:
+        seen = await state(seat, lambda s, v=version: s.version == v)  # type: ignore[misc]
+        assert seen.series is not None
+        await seat.act(seen.version, Play(cell))
+        version += 1
+    final = await state(watcher, lambda s: s.version == version)
+    assert final.series is not None
+    assert final.series.wins == (1, 0)
+    assert final.names == ("Alice", "Bob")
+    assert (await state(guest, lambda s: s.version == version)).series == final.series
+    for each in (host, guest, watcher):
+        await each.close()
+
+
+async def test_out_of_turn_stale_and_undo_are_refused(server: AuthorityServer) -> None:
+    host, guest, watcher = await three(server)
+    version = server.authority.version
+    await guest.act(version, ChooseMark(Mark.O))
+    assert await refusal(guest) == "Alice chooses the mark this match."
+    await host.act(version, ChooseMark(Mark.X))
+    await state(guest, lambda s: s.version == version + 1)
+    await guest.act(version + 1, Play(4))
+    assert await refusal(guest) == "It is Alice's turn."
+    await host.act(version, Play(4))  # made on an older version: answered with the current one
+    current = await state(host)
+    assert current.version == version + 1
+    assert current.series is not None and current.series.match is not None
+    assert current.series.match.moves == ()
+    await host.act(version + 1, Undo())
+    assert await refusal(host) == "Moves are final online."
+    await watcher.act(version + 1, Play(4))
+    assert await refusal(watcher) == "You are watching."
+    assert server.authority.version == version + 1
+
+
+async def test_a_dropped_seat_pauses_and_the_same_name_takes_it_back(
+    server: AuthorityServer, clock: Clock
+) -> None:
+    host, guest, watcher = await three(server)
+    version = server.authority.version
+    await host.act(version, ChooseMark(Mark.X))
+    await host.act(version + 1, Play(4))
+    await state(host, lambda s: s.version == version + 2)
+    await guest.close()
+    paused = await state(host, lambda s: s.away is not None)
+    assert paused.away == Away(1, "Bob", 60.0)
+    clock.now += 5
+    ticked = await state(watcher, lambda s: s.away is not None and s.away.seconds_left == 55.0)
+    assert ticked.version == paused.version
+    await host.act(paused.version, Play(0))
+    assert await refusal(host) == "The series is paused: waiting for Bob."
+
+    back = await link(server, " BOB ")
+    assert back.welcome == Welcome("seat", 1)
+    resumed = await state(back)
+    assert resumed.away is None
+    assert resumed.series is not None and resumed.series.match is not None
+    assert resumed.series.match.moves == (4,)
+    assert (await state(host, lambda s: s.away is None)).notice == "Bob is back."
+    await back.act(resumed.version, Play(0))
+    assert (await state(host, lambda s: s.version == resumed.version + 1)).series is not None
+
+
+async def test_after_the_grace_everyone_is_told_and_the_seat_may_still_come_back(
+    server: AuthorityServer, clock: Clock
+) -> None:
+    host, guest, _watcher = await three(server)
+    await guest.close()
+    await state(host, lambda s: s.away is not None)
+    clock.now += 61
+    over = await state(host, lambda s: s.away is not None and s.away.seconds_left == 0)
+    assert over.away == Away(1, "Bob", 0.0)
+    back = await link(server, "Bob")
+    assert back.welcome == Welcome("seat", 1)
+    assert (await state(host, lambda s: s.away is None)).names == ("Alice", "Bob")
+
+
+async def test_wrong_codes_from_one_address_are_throttled(server: AuthorityServer) -> None:
+    texts = []
+    for _ in range(6):
+        with pytest.raises(LinkDenied) as denied:
+            await AuthorityLink.open(server.url, Hello("ABCDEF", "Eve", "203.0.113.9"))
+        texts.append(str(denied.value))
+    assert texts[:5] == ["That is not the code of this series."] * 5
+    assert texts[5].startswith("Too many wrong codes from your address: try again in ")
+    assert texts[5].endswith(" seconds.")
+    with pytest.raises(LinkDenied, match="Too many"):
+        await AuthorityLink.open(server.url, Hello(CODE, "Eve", "203.0.113.9"))
+    other = await link(server, "Bob")  # another address is not held back
+    assert other.welcome == Welcome("seat", 1)
+
+
+async def test_a_guest_with_the_hosts_name_is_denied(server: AuthorityServer) -> None:
+    with pytest.raises(LinkDenied, match=r"^Alice is playing already: choose another name\.$"):
+        await link(server, "alice")
+
+
+async def test_no_authority_is_a_link_error() -> None:
+    with pytest.raises(LinkError):
+        await AuthorityLink.open("ws://127.0.0.1:9/link", Hello(CODE, "Bob", "x"))
+
+
+async def raw(server: AuthorityServer, hello: bool) -> tuple[aiohttp.ClientSession, object]:
+    session = aiohttp.ClientSession()
+    ws = await session.ws_connect(server.url)
+    if hello:
+        await ws.send_str(Hello(CODE, "Mallory", "10.0.0.66").to_json())
+        assert parse_server((await ws.receive()).data) == Welcome("watcher", None)
+    return session, ws
+
+
+async def closed_after(ws: aiohttp.ClientWebSocketResponse) -> None:
+    """Reads until the server closes `ws`."""
+
+    async def drain() -> None:
+        while (await ws.receive()).type not in (
+            aiohttp.WSMsgType.CLOSE,
+            aiohttp.WSMsgType.CLOSED,
+            aiohttp.WSMsgType.CLOSING,
+            aiohttp.WSMsgType.ERROR,
+        ):
+            pass
+
+    await asyncio.wait_for(drain(), WAIT)
+
+
+GARBAGE: dict[str, tuple[str | bytes, str]] = {
+    "not json": ("{{{not json", "not JSON"),
+    "huge": ('{"kind": "leave", "x": "' + "y" * (MAX_MESSAGE * 2) + '"}', "bad frame"),
+    "binary": (b"\x00\x01garbage", "binary frame"),
+    "wrong shape": ('{"kind": "act", "version": true, "intent": {"kind": "next"}}', "whole"),
+    "a cell out of range": (
+        '{"kind": "act", "version": 1, "intent": {"kind": "play", "cell": 99}}',
+        "out of range",
+    ),
+}
+
+
+@pytest.mark.parametrize("after_hello", [False, True], ids=["before hello", "after hello"])
+@pytest.mark.parametrize("kind", sorted(GARBAGE))
+async def test_garbage_closes_only_that_link_with_one_log_line(
+    server: AuthorityServer, caplog: pytest.LogCaptureFixture, kind: str, after_hello: bool
+) -> None:
+    host, guest, _watcher = await three(server)
+    session, ws = await raw(server, after_hello)
+    assert isinstance(ws, aiohttp.ClientWebSocketResponse)
+    frame, reason = GARBAGE[kind]
+    caplog.clear()
+    if isinstance(frame, bytes):
+        await ws.send_bytes(frame)
+    else:
+        await ws.send_str(frame)
+    await closed_after(ws)
+    await session.close()
+    await asyncio.sleep(0.05)
+    lines = [r for r in caplog.records if r.name == "tictactoe.online"]
+    assert len(lines) == 1, caplog.text
+    assert reason in lines[0].getMessage()
+    assert "Traceback" not in caplog.text
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    # The series goes on for the others.
+    version = server.authority.version
+    await host.act(version, ChooseMark(Mark.X))
+    assert (await state(guest, lambda s: s.version == version + 1)).series is not None
+
+
+async def test_a_flood_closes_only_that_link(
+    server: AuthorityServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    host, guest, _watcher = await three(server)
+    session, ws = await raw(server, hello=True)
+    assert isinstance(ws, aiohttp.ClientWebSocketResponse)
+    caplog.clear()
+    for _ in range(200):
+        await ws.send_str('{"kind":"hint"}')
+    await closed_after(ws)
+    await session.close()
+    lines = [r for r in caplog.records if r.name == "tictactoe.online"]
+    assert [r.getMessage().rsplit(": ", 1)[1] for r in lines] == ["too many messages"]
+    version = server.authority.version
+    await host.act(version, ChooseMark(Mark.X))
+    assert (await state(guest, lambda s: s.version == version + 1)).series is not None
+
+
+async def test_a_link_that_says_nothing_is_closed(clock: Clock) -> None:
+    authority = Authority(CODE, "Alice", host_token=TOKEN, clock=clock)
+    server = AuthorityServer(authority, Throttle(), hello_timeout=0.2)
+    await server.start()
+    async with aiohttp.ClientSession() as session:
+        ws = await session.ws_connect(server.url)
+        await closed_after(ws)
+    await server.stop()
+
+
+async def test_links_are_bounded(clock: Clock) -> None:
+    authority = Authority(CODE, "Alice", host_token=TOKEN, clock=clock)
+    server = AuthorityServer(authority, Throttle(), max_links=2)
+    await server.start()
+    first = await AuthorityLink.open(server.url, Hello(CODE, "Bob", "x"))
+    second = await AuthorityLink.open(server.url, Hello(CODE, "Carol", "x"))
+    with pytest.raises(LinkError):
+        await AuthorityLink.open(server.url, Hello(CODE, "Dan", "x"))
+    await first.close()
+    await second.close()
+    await server.stop()
+
+
+async def test_a_seat_leaving_ends_the_series_for_everyone(server: AuthorityServer) -> None:
+    host, guest, watcher = await three(server)
+    await guest.leave()
+    for each in (host, watcher):
+        ended = await until(each, lambda m: isinstance(m, Ended))
+        assert ended == Ended("Bob left the series.", server.authority.series)
+        assert await each.receive() is None
+
+
+async def test_stop_ends_every_link_within_two_seconds() -> None:
+    authority = Authority(CODE, "Alice", host_token=TOKEN)
+    server = AuthorityServer(authority, Throttle())
+    await server.start()
+    links = [await AuthorityLink.open(server.url, Hello(CODE, f"P{n}", "x")) for n in range(5)]
+    quiet = aiohttp.ClientSession()
+    silent = await quiet.ws_connect(server.url)  # never says hello, never reads
+    started = time.monotonic()
+    await server.stop("Alice quit.")
+    assert time.monotonic() - started < 2.0
+    for each in links:
+        messages = [message async for message in each]
+        assert isinstance(messages[-1], Ended)
+        assert messages[-1].text == "Alice quit."
+        assert each.closed
+    await closed_after(silent)
+    await quiet.close()
+    with pytest.raises(LinkError):
+        await AuthorityLink.open(server.url, Hello(CODE, "Late", "x"))
