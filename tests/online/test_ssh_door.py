@@ -394,6 +394,18 @@ async def test_connections_are_bounded_in_number_and_in_time(doors: Doors) -> No
     assert hello["argv"] == [CODE]
 
 
+async def test_any_free_port_is_the_same_on_every_address(doors: Doors) -> None:
+    door = SshDoor(host_key=HOST_KEY, command=child_command, accepts=lambda code: code == CODE)
+    doors.doors.append(door)
+    try:
+        port = await door.start(["127.0.0.1", "::1"], 0)
+    except OSError:
+        pytest.skip("this machine has no IPv6 loopback")
+    assert port != 0
+    _, hello = await game(await doors.connect(port))
+    assert hello["argv"] == [CODE]
+
+
 async def test_games_are_bounded_in_number(doors: Doors) -> None:
     door, port = await doors.open(codes=False, max_sessions=1)
     await game(await doors.connect(port, user="ann"))

@@ -86,6 +86,9 @@ READ_SIZE: Final = 64 * 1024
 SESSIONS_PER_CONNECTION: Final = 4
 """Sessions one SSH connection may open (OpenSSH can share one connection between several)."""
 
+_BIND_TRIES: Final = 5
+"""Draws of a free port before giving up on one free on every address asked for."""
+
 _NAME_LIMIT: Final = 64
 """What a client sent is shown cut to this many characters in the log."""
 
@@ -280,10 +283,31 @@ class SshDoor:
         return len(self._open)
 
     async def start(self, host: str | Sequence[str] | None = None, port: int = 2222) -> int:
-        """Listen on `host` (all of this machine's addresses when None); the bound port."""
-        self._acceptor = await asyncssh.create_server(
+        """Listen on `host` (all of this machine's addresses when None); the bound port, the
+        same on every address (port 0: any free one)."""
+        where = "" if host is None else host
+        acceptor = await self._listen(where, port)
+        for _ in range(_BIND_TRIES):
+            ports = {address[1] for address in acceptor.get_addresses()}
+            if len(ports) == 1:
+                break
+            # Port 0 on several addresses gave each its own: ask for one of them on all.
+            acceptor.close()
+            await acceptor.wait_closed()
+            try:
+                acceptor = await self._listen(where, min(ports))
+            except OSError:  # taken on another address meanwhile: draw again
+                acceptor = await self._listen(where, 0)
+        else:
+            acceptor.close()
+            raise OSError(errno.EADDRINUSE, "no port is free on every address")
+        self._acceptor = acceptor
+        return acceptor.get_port()
+
+    async def _listen(self, host: str | Sequence[str], port: int) -> asyncssh.SSHAcceptor:
+        return await asyncssh.create_server(
             lambda: _Connection(self),
-            "" if host is None else host,
+            host,
             port,
             server_host_keys=[self.host_key],
             config=None,
@@ -304,7 +328,6 @@ class SshDoor:
             encoding=None,
             window=CHANNEL_WINDOW,
         )
-        return self._acceptor.get_port()
 
     async def stop(self, within: float = 2.0) -> None:
         """Stop listening, end every game (SIGHUP, then SIGKILL after `within` seconds), close
