@@ -251,6 +251,16 @@ def test_a_link_joins_once() -> None:
         auth.join(hello("Dan"), WATCHER)
 
 
+def test_after_the_end_a_drop_changes_nothing() -> None:
+    auth = seated()
+    auth.end("The host quit.")
+    version = auth.version
+    assert not auth.drop(GUEST)
+    assert not auth.drop(WATCHER)
+    assert auth.version == version
+    assert auth.away is None
+
+
 # The stateful test: any sequence of joins, intents, drops, returns and ticks.
 
 intents: st.SearchStrategy[Intent] = st.one_of(
