@@ -202,6 +202,12 @@ class OnlineApp(TicTacToeApp):
             self.farewell = "You ended the series." if game else ""
         await super().action_quit()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The invitation is the host's to show."""
+        if action == "invite":
+            return self.hosting is not None
+        return super().check_action(action, parameters)
+
     def action_invite(self) -> None:
         """The host shows the invitation again (for someone else to watch)."""
         if self.hosting is not None and not isinstance(self.screen, InvitationScreen):

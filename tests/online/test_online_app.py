@@ -179,3 +179,26 @@ async def test_a_friend_joins_gives_a_name_and_is_refused_out_of_turn(
         assert alice.ended is not None and "Bob" in alice.ended.text
     finally:
         await hosting.stop("The test is over.")
+
+
+async def test_q_on_the_host_ends_the_series_for_everyone_in_a_sentence(
+    hosted: OnlineApp,
+) -> None:
+    async with hosted.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(hosted.screen, InvitationScreen))
+        hosting = hosted.hosting
+        assert hosting is not None
+        bob = Friend(
+            await AuthorityLink.open(
+                hosting.link_url, Hello(code=hosting.code, name="Bob", peer="127.0.0.1")
+            )
+        )
+        await settle(pilot, lambda: isinstance(hosted.screen, MarkChoiceScreen))
+        await pilot.press("x")
+        await settle(pilot, lambda: isinstance(hosted.screen, OnlineGameScreen))
+        await pilot.press("q")
+        await settle(pilot, lambda: hosted.return_code is not None)
+    assert hosted.farewell == "You ended the series."
+    await hosted.close_link()
+    await bob.until(lambda: bob.ended is not None)
+    assert bob.ended is not None and bob.ended.text == "Alice ended the series."

@@ -12,6 +12,7 @@ Both doors listen on every address of this machine unless `listen` narrows them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import ipaddress
@@ -35,6 +36,10 @@ from tictactoe.series import FirstMove
 __all__ = ["HostConfig", "Hosting", "join_command", "own_addresses"]
 
 _SIOCGIFADDR: Final = 0x8915
+
+SEATS_LEAVE_WITHIN: Final = 1.0
+"""Seconds the seats' games have to end by themselves when the series ends, before the
+doors close on them (the whole stop stays within two seconds)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +164,12 @@ class Hosting:
         """End the series for every seat and watcher with `text`, then close the doors."""
         await self.server.stop(text)
         if self.ssh_door is not None:
+            # Each seat's game ends by itself on the news, printing it: a moment for that,
+            # then the door hangs up on whatever is left.
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + SEATS_LEAVE_WITHIN
+            while self.ssh_door.sessions and loop.time() < deadline:
+                await asyncio.sleep(0.05)
             await self.ssh_door.stop()
         if self._web is not None:
             await self._web.cleanup()

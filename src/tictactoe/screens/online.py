@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 FINAL_ONLINE = "Moves are final online."
-WATCHING = "You are watching: only the players' keys change the board."
+WATCHING = "You are watching: your keys change nothing here."
 
 
 class InvitationScreen(MinimumSize, Screen[None]):
@@ -210,10 +210,9 @@ class OnlineGameScreen(GameScreen):
         self._tick()
 
     def _subtitle(self, watchers: int) -> str:
-        role = "watching" if self.seat is None else "online"
-        if watchers:
-            role += f" · {watchers} watching" if self.seat is not None else f" with {watchers}"
-        return role
+        if self.seat is None:
+            return "watching"
+        return f"online · {watchers} watching" if watchers else "online"
 
     def _tick(self) -> None:
         """While a seat's link is down, the notice counts its grace time down."""
@@ -225,13 +224,13 @@ class OnlineGameScreen(GameScreen):
         if left > 0:
             minutes, seconds = divmod(int(left + 0.999), 60)
             self.notice = (
-                f"{name}'s connection dropped: waiting for {name} to come back"
+                f"{name}'s connection dropped.\nWaiting for {name} to come back"
                 f" ({minutes}:{seconds:02d})."
             )
         elif self.seat == 0:
-            self.notice = f"{name} has not come back: keep waiting, or press q to end the series."
+            self.notice = f"{name} has not come back.\nKeep waiting, or press q to end the series."
         else:
-            self.notice = f"{name} has not come back: the host may end the series."
+            self.notice = f"{name} has not come back.\nThe host may end the series."
 
     def apply(self, intent: Intent, notice: str = "") -> None:
         """Send `intent` to the authority, unless the core already says it is not ours."""
