@@ -97,6 +97,14 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     serve.add_argument(
         "--port", type=_port, default=8000, help="the port to listen on (default: 8000; 0: any)"
     )
+    serve.add_argument(
+        "--ssh-port",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help="also an SSH door on this port (on the same address): every session gets its own"
+        " game in its terminal, as every tab does (ssh -p PORT play@HOST)",
+    )
     _add_game_options(serve.add_argument_group("every tab's game").add_argument)
     host = commands.add_parser(
         "host",
@@ -216,7 +224,12 @@ def parse_serve(argv: Sequence[str]) -> ServeConfig:
     parser = _parsers()[1]["serve"]
     args = parser.parse_args(argv)
     game = _game_config(parser, args)
-    return ServeConfig(host=args.host, port=args.port, game_args=tuple(game_options(game)))
+    return ServeConfig(
+        host=args.host,
+        port=args.port,
+        game_args=tuple(game_options(game)),
+        ssh_port=args.ssh_port,
+    )
 
 
 def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig | None]:

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp_jinja2
 import jinja2
@@ -41,6 +41,9 @@ from textual_serve.download_manager import DownloadManager
 from yarl import URL
 
 from tictactoe.adapters.app_process import AppProcess
+
+if TYPE_CHECKING:
+    from tictactoe.online.ssh_door import SshDoor
 from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV
 
 __all__ = ["GameServer", "GameSession", "ServeConfig", "game_command", "serve"]
@@ -84,6 +87,8 @@ class ServeConfig:
     """The port to listen on; 0 for any free one."""
     game_args: tuple[str, ...] = ()
     """The options every tab's game is started with."""
+    ssh_port: int | None = None
+    """Also an SSH door on this port: every SSH session gets its own game, as a tab does."""
 
 
 def game_command(game_args: Sequence[str]) -> list[str]:
@@ -400,8 +405,11 @@ class GameServer:
             )
         )
 
-    async def run(self, announce: Callable[[str], None] = print) -> None:
-        """Serve until SIGINT, SIGTERM or SIGHUP; `announce` gets the address to open."""
+    async def run(
+        self, announce: Callable[[str], None] = print, ssh_port: int | None = None
+    ) -> None:
+        """Serve until SIGINT, SIGTERM or SIGHUP; `announce` gets the address to open, then
+        the ssh line when `ssh_port` asks for an SSH door too."""
         runner = web.AppRunner(
             await self.make_app(),
             handle_signals=False,
@@ -415,27 +423,42 @@ class GameServer:
             if number is not None:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.add_signal_handler(number, self.request_exit)
+        door = None
         try:
             site = web.TCPSite(runner, self.host, self.port)
             await site.start()
             self.port = bound_port(runner, self.port)
             announce(self.address)
+            if ssh_port is not None:
+                door = await self._open_ssh_door(ssh_port)
+                announce(f"ssh -p {door[1]} play@{_url_host(self.address_host)}")
             self._schedule_spare(0)
             await self._stop.wait()
         finally:
+            if door is not None:
+                await door[0].stop()
             await runner.cleanup()
+
+    async def _open_ssh_door(self, port: int) -> tuple[SshDoor, int]:
+        """An SSH door where any user name gets its own game in a terminal, as a tab does."""
+        from tictactoe.online.ssh_door import SshDoor, load_host_key
+
+        door = SshDoor(host_key=load_host_key(), command=lambda _info: self.game_argv)
+        return door, await door.start(self.host, port)
 
     def request_exit(self) -> None:
         """Stop serving: every game ends, then `run` returns."""
         self._stop.set()
 
     @property
+    def address_host(self) -> str:
+        """The host part of the addresses to give: loopback when listening everywhere."""
+        return "127.0.0.1" if self.host in ("", "0.0.0.0", "::") else self.host
+
+    @property
     def address(self) -> str:
         """The address to open in a browser."""
-        host = self.host
-        if host in ("", "0.0.0.0", "::"):
-            host = "127.0.0.1"
-        return f"http://{_url_host(host)}:{self.port}/"
+        return f"http://{_url_host(self.address_host)}:{self.port}/"
 
 
 class BadRequestsInOneLine(logging.Filter):
@@ -466,6 +489,10 @@ def serve(config: ServeConfig) -> int:
     server = GameServer(config.game_args, host=config.host, port=config.port)
 
     def announce(address: str) -> None:
+        if address.startswith("ssh "):
+            print(f"Or from a terminal: {address} (any user name; each session its own game)")
+            sys.stdout.flush()
+            return
         print(f"Serving tic-tac-toe on {address} (open it in a web browser; Ctrl+C stops)")
         if not is_loopback(config.host):
             print(
@@ -475,7 +502,7 @@ def serve(config: ServeConfig) -> int:
         sys.stdout.flush()
 
     try:
-        asyncio.run(server.run(announce))
+        asyncio.run(server.run(announce, config.ssh_port))
     except KeyboardInterrupt:  # before the signal handlers were in place: nothing started yet
         return 128 + signal.SIGINT
     except OSError as error:
