@@ -10,20 +10,25 @@ from __future__ import annotations
 from typing import Final
 
 from tictactoe.ai import Level
-from tictactoe.names import name_key
+from tictactoe.names import name_key, short
 from tictactoe.series import COMPUTER_NAME, Player
 
 __all__ = ["display_name", "result_text"]
 
 
-def display_name(player: Player) -> str:
+def display_name(player: Player, width: int | None = None) -> str:
     """How the record names a player: the computer with its level, a person by name,
-    marked "(person)" when that name would pass for the computer's."""
+    marked "(person)" when that name would pass for the computer's.
+
+    With `width`, a person's name is shortened to that many cells (`short`); the
+    computer's words and the "(person)" mark, which tell players apart, stay whole.
+    """
     if player.level is not None:
         return f"{COMPUTER_NAME} ({player.level.value})"
+    name = player.name if width is None else short(player.name, width)
     if name_key(player.name) in _LOOKALIKES:
-        return f"{player.name} (person)"
-    return player.name
+        return f"{name} (person)"
+    return name
 
 
 _LOOKALIKES: Final = frozenset(
@@ -33,8 +38,11 @@ _LOOKALIKES: Final = frozenset(
 """Names a person might have that would pass for the computer's."""
 
 
-def result_text(players: tuple[Player, Player], winner: int | None) -> str:
-    """ "Ada won" or "Draw": how a match between `players` ended (`winner` an index, or None)."""
+def result_text(
+    players: tuple[Player, Player], winner: int | None, width: int | None = None
+) -> str:
+    """ "Ada won" or "Draw": how a match between `players` ended (`winner` an index, or None);
+    the winner's name shortened to `width` cells if given (see `display_name`)."""
     if winner is None:
         return "Draw"
-    return f"{display_name(players[winner])} won"
+    return f"{display_name(players[winner], width)} won"

@@ -14,6 +14,7 @@ from app.conftest import HOT_SEAT, Driver, Start, painted
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, Mark
 from tictactoe.record import GameRecord, MatchRecord, PlayerSort
+from tictactoe.screens.details import DetailsScreen
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
@@ -284,7 +285,7 @@ async def test_names_from_the_file_reach_the_screen_as_plain_text(
     async with start(**HOT_SEAT, **config) as ui:
         await ui.press("x", "s")
         shown = painted(screen(ui).query_one("#players-table"))
-        assert "Eve[41mRED[0m]2;PWNEDx" in shown
+        assert "Eve[41mRED[0m]2;PWN…" in shown  # shortened, as every name in a table
         assert "[bold]Mal[/]" in shown
         await ui.press("m", "enter")
         shown = painted(replay(ui).query_one("#replay-title")) + painted(replay(ui).moves)
@@ -381,3 +382,88 @@ async def test_keys_typed_right_after_the_help_key_are_the_helps(start: Start) -
         assert isinstance(ui.app.screen, GameScreen)
         assert ui.cell(4).mark is Mark.X
         assert ui.series.match is not None and ui.series.match.moves == (4,)
+
+
+# Long names: shortened in the tables, whole one key away.
+
+LONG = Player("W" * 60)
+"""A name as long as a name may be."""
+
+_HEADINGS = {
+    "#players-table": ("Player", "Matches", "Wins", "Losses", "Draws", "Win rate"),
+    "#h2h-summary": ("Player", "Wins", "Losses", "Draws"),
+    "#h2h-table": ("When", "X", "O", "First", "Result", "Moves"),
+    "#recent-table": ("When", "X", "O", "First", "Result", "Moves"),
+}
+"""Each table's column headings, in order."""
+
+
+def headings_shown(ui: Driver, table_id: str) -> list[str]:
+    """The headings painted whole on the table's first line, left to right."""
+    table = screen(ui).query_one(table_id, DataTable)
+    assert table.region.right <= ui.app.size.width, "the table ends on the screen"
+    header = painted(table).splitlines()[0]
+    return [heading for heading in _HEADINGS[table_id] if f" {heading} " in f" {header} "]
+
+
+def details(ui: Driver) -> str:
+    """The details dialog's words, as painted, on one line."""
+    assert isinstance(ui.app.screen, DetailsScreen), ui.app.screen
+    return " ".join(
+        " ".join(painted(text).split()) for text in ui.app.screen.query("#details Static")
+    )
+
+
+async def test_a_long_name_leaves_every_column_on_screen(start: Start, tmp_path: Path) -> None:
+    config = keep(tmp_path, match(LONG, BOB, ADA_WINS, 1), match(BOB, LONG, DRAW, 2))
+    async with start(player1=LONG.name, player2="Bob", **config) as ui:
+        await ui.press("x", "s")
+        for tab, tables in (
+            ("p", ["#players-table"]),
+            ("h", ["#h2h-summary", "#h2h-table"]),
+            ("m", ["#recent-table"]),
+        ):
+            await ui.press(tab)
+            for table in tables:
+                assert headings_shown(ui, table) == list(_HEADINGS[table]), table
+                shown = painted(screen(ui).query_one(table))
+                assert "W" * 19 + "…" in shown and "W" * 21 not in shown, table
+        assert column(ui, "#recent-table", 4) == ["Draw", "WWWWWWWWWWW… won"]
+
+
+async def test_at_the_smallest_size_the_columns_scroll_into_view(
+    start: Start, tmp_path: Path
+) -> None:
+    config = keep(tmp_path, match(LONG, BOB, ADA_WINS, 1))
+    async with start(size=(50, 16), player1=LONG.name, player2="Bob", **config) as ui:
+        await ui.press("x", "s")
+        for tab, table in (("p", "#players-table"), ("m", "#recent-table")):
+            await ui.press(tab)
+            shown = headings_shown(ui, table)
+            assert shown[0] == _HEADINGS[table][0]
+            for _ in range(60):
+                await ui.press("right")
+                if headings_shown(ui, table)[-1:] == [_HEADINGS[table][-1]]:
+                    break
+            else:
+                raise AssertionError(f"{table}: → never brought the last column into view")
+
+
+async def test_the_full_names_are_one_key_away(start: Start, tmp_path: Path) -> None:
+    config = keep(tmp_path, match(LONG, BOB, ADA_WINS, 1))
+    async with start(player1=LONG.name, player2="Bob", **config) as ui:
+        await ui.press("x", "s", "i")  # the Players table, LONG's row first (most wins)
+        assert isinstance(ui.app.screen, DetailsScreen)
+        assert f"Player {LONG.name}" in details(ui)
+        await ui.press("escape")
+        assert isinstance(ui.app.screen, RecordScreen)
+        await ui.press("enter")  # Enter on a player does the same
+        assert isinstance(ui.app.screen, DetailsScreen)
+        await ui.press("escape", "m", "i")
+        shown = details(ui)
+        assert f"X {LONG.name}" in shown and "O Bob" in shown
+        assert f"Result {LONG.name} won" in shown
+        await ui.press("escape", "enter", "i")  # and of the match on show in a replay
+        assert f"X {LONG.name}" in details(ui)
+        await ui.press("escape")
+        assert screen(ui).tabs.active == "replay"

@@ -288,3 +288,13 @@ def test_record_replay(snap_compare: Any, record_file: Path) -> None:
         terminal_size=SIZE,
         run_before=pressing("x", "s", "m", "enter", "left", "left"),
     )
+
+
+def test_record_details(snap_compare: Any, record_file: Path) -> None:
+    """i on a match of Recent matches: the row in full, over the record (the tables
+    shorten names; here the person called "Computer (hard)" against Ada)."""
+    assert snap_compare(
+        with_record(record_file),
+        terminal_size=SIZE,
+        run_before=pressing("x", "s", "m", "down", "i"),
+    )

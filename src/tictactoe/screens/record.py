@@ -3,7 +3,8 @@
 Each table holds one page of rows at a time and asks the record for the next page
 as the cursor or the scroll nears its end, so a record of a million matches opens
 as fast as an empty one. Every name comes from the file and is shown as plain text
-(`Text`, never markup); the record has already cleaned it.
+(`Text`, never markup); the record has already cleaned it. The tables shorten names, so
+that every column fits; `i` (or Enter on a player) shows the row in full (`DetailsScreen`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, Tabs
 
 from tictactoe.engine import Mark
-from tictactoe.labels import display_name
+from tictactoe.labels import display_name, result_text
+from tictactoe.names import NAME_WIDTH, short
 from tictactoe.record import GameRecord, MatchRecord, PlayerSort, PlayerTotals
+from tictactoe.screens.details import DetailsScreen
 from tictactoe.screens.info import InfoScreen
 from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player
@@ -48,16 +51,46 @@ _COLUMNS: Final = (
 """The Players table's columns, in order; key `1`–`6` sorts by each."""
 
 
-def player_label(player: Player) -> Text:
-    """A player's name for a table (see `display_name`): the computer in italics, and a
-    person's "(person)" mark dimmed."""
-    name = display_name(player)
+RESULT_NAME_WIDTH: Final = 12
+"""Cells the winner's name may take in a Result column ("Ada won"): with the When, X, O,
+First and Moves columns, a row of the longest names fits the record's width."""
+
+
+def player_label(player: Player, width: int = NAME_WIDTH) -> Text:
+    """A player's name for a table (see `display_name`), a person's shortened to `width`
+    cells: the computer in italics, and a person's "(person)" mark dimmed."""
+    name = display_name(player, width)
     label = Text(name, no_wrap=True, overflow="ellipsis")
     if player.is_computer:
         label.stylize("italic")
-    elif name != player.name:
-        label.stylize("dim", len(player.name))
+    elif name != (shown := short(player.name, width)):
+        label.stylize("dim", len(shown))
     return label
+
+
+def _match_details(match: MatchRecord) -> list[tuple[str, str]]:
+    """A match's row in full, for the details dialog."""
+    by_mark = {mark: match.players[index] for index, mark in enumerate(match.marks)}
+    return [
+        ("When", local_time(match.finished_at)),
+        ("X", display_name(by_mark[Mark.X])),
+        ("O", display_name(by_mark[Mark.O])),
+        ("First", str(match.marks[match.first_mover])),
+        ("Result", match.result()),
+        ("Moves", f"{len(match.moves):,}"),
+    ]
+
+
+def _player_details(totals: PlayerTotals) -> list[tuple[str, str]]:
+    """A player's row in full, for the details dialog."""
+    return [
+        ("Player", display_name(totals.player)),
+        ("Matches", f"{totals.matches:,}"),
+        ("Wins", f"{totals.wins:,}"),
+        ("Losses", f"{totals.losses:,}"),
+        ("Draws", f"{totals.draws:,}"),
+        ("Win rate", _rate(totals).plain),
+    ]
 
 
 def _number(value: int) -> Text:
@@ -172,7 +205,8 @@ class RecordScreen(InfoScreen):
             Binding(key, f"move('{key}')", f"Move {key}", show=False, priority=True)
             for key in _TABLE_KEYS
         ),
-        Binding("enter", "replay_selected", "Replay the match", show=False, priority=True),
+        Binding("i", "details", "Details", priority=True),
+        Binding("enter", "open_selected", "Open", show=False, priority=True),
     ]
 
     def __init__(
@@ -195,6 +229,8 @@ class RecordScreen(InfoScreen):
         """The tab Escape returns to from a replay."""
         self._filled = {"players", "replay"}
         """Tabs whose tables are made (the others are made when first shown)."""
+        self._player_rows: dict[str, PlayerTotals] = {}
+        """The Players table's rows loaded so far, by row key, for their details."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="record", classes="dialog"):
@@ -261,9 +297,12 @@ class RecordScreen(InfoScreen):
                 key=sort.value,
             )
         sort, descending = self.sort, self.descending
+        kept: dict[str, PlayerTotals] = {}
+        self._player_rows = kept
 
         def page(loaded: int) -> list[Row]:
             rows = self.record.players(sort, descending=descending, offset=loaded, limit=PAGE)
+            kept.update((f"player-{loaded + number}", totals) for number, totals in enumerate(rows))
             return [
                 (
                     f"player-{loaded + number}",
@@ -352,7 +391,7 @@ class RecordScreen(InfoScreen):
             player_label(by_mark[Mark.X]),
             player_label(by_mark[Mark.O]),
             Text(str(match.marks[match.first_mover]), justify="center"),
-            Text(match.result(), no_wrap=True, overflow="ellipsis"),
+            Text(result_text(match.players, match.winner, RESULT_NAME_WIDTH), no_wrap=True),
             _number(len(match.moves)),
         ]
 
@@ -360,6 +399,22 @@ class RecordScreen(InfoScreen):
     async def _replay_clicked(self, event: DataTable.RowSelected) -> None:
         """A click on the chosen row (Enter is the screen's own key, below)."""
         await self._replay(event.data_table, event.row_key.value or "")
+
+    @on(DataTable.RowSelected, "#players-table")
+    async def _player_clicked(self, event: DataTable.RowSelected) -> None:
+        await self._details(event.row_key.value or "")
+
+    async def _details(self, key: str) -> None:
+        """Show a row in full (the names the tables shorten): a player's, or a match's."""
+        if key in self._player_rows:
+            await self.app.push_screen(
+                DetailsScreen("Player", _player_details(self._player_rows[key]))
+            )
+        elif key.startswith("match-"):
+            match = self.record.match(int(key.removeprefix("match-")))
+            self._tell()
+            if match is not None:
+                await self.app.push_screen(DetailsScreen("Match", _match_details(match)))
 
     async def _replay(self, table: DataTable[Text], key: str) -> None:
         if not key.startswith("match-"):
@@ -382,7 +437,7 @@ class RecordScreen(InfoScreen):
         on_replay = bool(tabs) and tabs.first().active == "replay"
         if action in ("step", "back_to_list"):
             return on_replay and not isinstance(self.focused, Tabs)
-        if action == "replay_selected":
+        if action == "open_selected":
             return not on_replay and not isinstance(self.focused, Tabs)
         return True
 
@@ -412,12 +467,33 @@ class RecordScreen(InfoScreen):
         if table is not None:
             await table.run_action(_TABLE_KEYS[key])
 
-    async def action_replay_selected(self) -> None:
-        tab = self.tabs.active
-        table = next(self.query(f"#{_TAB_TARGETS[tab]}").results(PagedTable), None)
-        if table is not None and table.id != "players-table" and table.row_count:
-            row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-            await self._replay(table, row.value or "")
+    def _selected(self) -> tuple[PagedTable, str] | None:
+        """The table on show and the key of its row under the cursor, if it has rows."""
+        table = next(self.query(f"#{_TAB_TARGETS[self.tabs.active]}").results(PagedTable), None)
+        if table is None or not table.row_count:
+            return None
+        return table, table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
+
+    async def action_open_selected(self) -> None:
+        """Enter: replay the match under the cursor, or show the player's details."""
+        selected = self._selected()
+        if selected is not None:
+            table, key = selected
+            if table.id == "players-table":
+                await self._details(key)
+            else:
+                await self._replay(table, key)
+
+    async def action_details(self) -> None:
+        """The row under the cursor in full, or the match on show in a replay."""
+        if self.tabs.active == "replay":
+            match = self.query_one(ReplayPane).match
+            if match is not None:
+                await self.app.push_screen(DetailsScreen("Match", _match_details(match)))
+            return
+        selected = self._selected()
+        if selected is not None:
+            await self._details(selected[1])
 
     async def _show_tab(self, tab: str) -> None:
         await self._fill(tab)
