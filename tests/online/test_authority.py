@@ -338,6 +338,31 @@ class OnlineSeries(RuleBasedStateMachine):
             with pytest.raises(SeriesError, match=re.escape(result.text)):
                 self.expected.apply_as(seat, intent)
 
+    @rule(picks=st.lists(st.integers(0, 8), min_size=1, max_size=6), mark=st.sampled_from(Mark))
+    def the_seats_due_act(self, picks: list[int], mark: Mark) -> None:
+        """The seats whose turn it is give intents the core accepts, on the current version."""
+        for pick in picks:
+            series = self.auth.series
+            if series is None or self.auth.paused:
+                return
+            actor = series.actor
+            seat = pick % 2 if actor is None else actor
+            link = next(
+                (link for link in range(self.next_link + 1) if self.auth.seat_of(link) == seat),
+                None,
+            )
+            if link is None:
+                return
+            intent: Intent
+            if series.match is None:
+                intent = ChooseMark(mark)
+            elif series.match.is_over:
+                intent = NextMatch()
+            else:
+                moves = series.match.legal_moves()
+                intent = Play(moves[pick % len(moves)])
+            self.acts(link, 0, intent)
+
     @rule(link=links)
     def asks_for_a_hint(self, link: int) -> None:
         before = self.auth.series
