@@ -398,3 +398,19 @@ class OnlineSeries(RuleBasedStateMachine):
 
 OnlineSeries.TestCase.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
 TestOnlineSeries = OnlineSeries.TestCase
+
+
+def test_a_move_made_while_a_watcher_came_in_still_counts() -> None:
+    """The version grows when a watcher joins or a hint is asked for; a move made on the
+    version just before is made on the same series, and is applied, not dropped as stale."""
+    authority = Authority("K7M4QX", "Alice", host_token="token")
+    authority.join(Hello(code="K7M4QX", name="Alice", peer="127.0.0.1", host_token="token"), 1)
+    authority.join(Hello(code="K7M4QX", name="Bob", peer="127.0.0.1"), 2)
+    authority.act(1, authority.version, ChooseMark(Mark.X))
+    seen = authority.version
+    authority.join(Hello(code="K7M4QX", name="Carol", peer="127.0.0.1"), 3)
+    assert authority.version > seen
+    series = authority.act(1, seen, Play(4))
+    assert isinstance(series, Series) and series.match is not None
+    assert series.match.moves == (4,)
+    assert isinstance(authority.act(2, seen, Play(0)), Stale)  # made before Alice's move

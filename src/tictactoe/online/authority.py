@@ -102,6 +102,9 @@ class Authority:
         self._watchers: set[LinkId] = set()
         self._series: Series | None = None
         self._version = 0
+        self._series_version = 0
+        """The version at which the series itself last changed: an intent made on any
+        version since then was made on the series as it stands."""
         self._notice = ""
         self._notice_hidden_from: int | None = None
         """The seat that caused the notice, which does not need to be told."""
@@ -201,6 +204,7 @@ class Authority:
                 raise JoinDenied(str(error)) from None
             guest.name, guest.link = name, link
             self._changed(f"{short(name)} joined the series.", GUEST_SEAT)
+            self._series_version = self._version
             return Welcome("seat", GUEST_SEAT)
         name = clean_name(hello.name, DEFAULT_NAMES[GUEST_SEAT])
         if guest.deadline is not None and name_key(name) == name_key(guest.name):
@@ -283,11 +287,12 @@ class Authority:
 
     def act(self, link: LinkId, version: int, intent: Intent) -> Series | Refused | Stale:
         """Apply `intent` from `link`, made on `version`: the new series, a refusal in words,
-        or `Stale` (nothing changed) when `version` is not the current one."""
+        or `Stale` (nothing changed) when the series has changed since `version` (a watcher
+        coming or a hint asked for in between change the version, not the series)."""
         refusal = self._refusal(link)
         if refusal is not None:
             return refusal
-        if version != self._version:
+        if not self._series_version <= version <= self._version:
             return Stale(self._version)
         if isinstance(intent, Undo):
             return Refused("Moves are final online.")
@@ -299,6 +304,7 @@ class Authority:
             return Refused(str(error))
         self._series = series
         self._changed()
+        self._series_version = self._version
         return series
 
     def hint(self, link: LinkId) -> str | Refused:
