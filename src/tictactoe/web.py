@@ -74,6 +74,9 @@ STOP_WITHIN: Final = QUIT_GRACE + 3 * KILL_GRACE
 MAX_SIZE: Final = (1000, 500)
 """The largest terminal a tab may ask for, in columns and rows (a wall of 8K screens is less)."""
 
+MAX_SSH_SESSIONS: Final = 64
+"""The most SSH sessions `serve --ssh-port` runs games for at once."""
+
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
@@ -443,7 +446,15 @@ class GameServer:
         """An SSH door where any user name gets its own game in a terminal, as a tab does."""
         from tictactoe.online.ssh_door import SshDoor, load_host_key
 
-        door = SshDoor(host_key=load_host_key(), command=lambda _info: self.game_argv)
+        # On loopback (the default) every session comes from one address: the bound per
+        # address is then the bound on sessions.
+        per_address = MAX_SSH_SESSIONS if is_loopback(self.host) else 16
+        door = SshDoor(
+            host_key=load_host_key(),
+            command=lambda _info: self.game_argv,
+            max_sessions=MAX_SSH_SESSIONS,
+            max_per_address=per_address,
+        )
         return door, await door.start(self.host, port)
 
     def request_exit(self) -> None:
