@@ -52,6 +52,10 @@ class Cell(Button, can_focus=False):
 
     ALLOW_MAXIMIZE = False
 
+    art_room: var[Size] = var(Size(0, 0), init=False)
+    """The room a mark's drawing has: the board gives every cell the room of its smallest
+    one, so that all its marks are drawn at one size."""
+
     def __init__(self, cell: int) -> None:
         super().__init__("", id=f"cell-{cell}", classes="-empty")
         self.cell = cell
@@ -71,7 +75,7 @@ class Cell(Button, can_focus=False):
         self.set_class(mark is Mark.O, "-o")
         self._relabel()
 
-    def on_resize(self) -> None:
+    def watch_art_room(self) -> None:
         self._relabel()
 
     def _relabel(self) -> None:
@@ -81,8 +85,8 @@ class Cell(Button, can_focus=False):
             self.label = Content(mark_art(self.mark, self.art_room))
 
     @property
-    def art_room(self) -> Size:
-        """The room a mark's drawing has inside the cell."""
+    def own_room(self) -> Size:
+        """The room inside this cell: its content, less the label's padding at either side."""
         width, height = self.content_size
         return Size(max(0, width - 2 * self.styles.line_pad), height)
 
@@ -122,6 +126,14 @@ class Board(Grid, can_focus=True):
 
     def on_mount(self) -> None:
         self._show()
+
+    def on_resize(self) -> None:
+        """The rows and columns, shares of the board, may differ by a cell: every mark is
+        drawn for the smallest cell. (The cells have their new sizes by now.)"""
+        rooms = [cell.own_room for cell in self.cells]
+        room = Size(min(room.width for room in rooms), min(room.height for room in rooms))
+        for cell in self.cells:
+            cell.art_room = room
 
     def watch_match(self) -> None:
         self._show()

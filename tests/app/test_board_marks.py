@@ -1,0 +1,58 @@
+"""Every mark on a board is drawn at one size: the biggest drawing the smallest cell takes.
+
+The board's rows and columns are shares (1fr) of its size, so they may differ by one cell:
+at 80x24 its rows are 6, 7 and 7 cells high. A mark is drawn from `mark_art` for the room
+of the board's smallest cell, the same in every cell.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.geometry import Size
+
+from app.conftest import HOT_SEAT, Driver, Start
+from tictactoe.widgets.board import Cell, mark_art
+
+SIZES = ((80, 24), (80, 18), (68, 30))
+"""Rows of 6, 7 and 7 cells; rows of 4, 5 and 5; columns of 12, 13 and 13."""
+
+
+def smallest_room(cells: tuple[Cell, ...]) -> Size:
+    """The room inside the smallest cell (its content, less the label's side padding)."""
+    return Size(
+        min(cell.content_size.width - 2 * cell.styles.line_pad for cell in cells),
+        min(cell.content_size.height for cell in cells),
+    )
+
+
+def assert_one_size(ui: Driver) -> None:
+    """Each mark is the drawing for the smallest cell's room, and all are one size."""
+    cells = ui.game.board.cells
+    room = smallest_room(cells)
+    labels = {}
+    for cell in cells:
+        if cell.mark is not None:
+            labels[cell.cell] = str(cell.label)
+            assert labels[cell.cell] == mark_art(cell.mark, room), (ui.app.size, cell.size)
+    shapes = {(len(lines), max(map(len, lines))) for lines in map(str.splitlines, labels.values())}
+    assert len(shapes) == 1, shapes
+    ui.assert_board_matches_match()  # and each cell paints its label
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+async def test_every_mark_on_a_board_of_unequal_rows_or_columns_is_drawn_alike(
+    start: Start, size: tuple[int, int]
+) -> None:
+    async with start(size=size, **HOT_SEAT) as ui:
+        await ui.press("x", "7", "8", "4", "5", "3")  # a mark in every row and every column
+        cells = ui.game.board.cells
+        assert len({cell.size for cell in cells}) > 1  # the case in question
+        assert_one_size(ui)
+        await ui.pilot.resize_terminal(100, 32)  # every cell alike: the biggest drawing
+        await ui.pilot.pause()
+        assert_one_size(ui)
+        assert len({str(cell.label) for cell in cells if cell.mark}) == 2
+        await ui.pilot.resize_terminal(*size)
+        await ui.pilot.pause()
+        await ui.press("6")
+        assert_one_size(ui)
