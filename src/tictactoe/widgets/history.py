@@ -14,15 +14,17 @@ __all__ = ["MoveHistory", "history_lines"]
 
 
 def history_lines(series: Series, width: int | None = None) -> list[str]:
-    """One line a move: "3. Ada X top-left". Within `width` cells, the name is shortened
-    and the move kept whole."""
+    """One line a move: "3. Ada X top-left". Within `width` cells the move stays whole: the
+    name is shortened to fit, and left out ("3. X top-left") where not even its first
+    character and an ellipsis would fit."""
     lines = []
     for number, (player, mark, cell) in enumerate(series.history(), start=1):
-        head, tail = f"{number}. ", f" {mark} {CELL_NAMES[cell]}"
+        head, move = f"{number}. ", f"{mark} {CELL_NAMES[cell]}"
         name = series.players[player].name
         if width is not None:
-            name = short(name, max(1, width - len(head) - len(tail)))
-        lines.append(head + name + tail)
+            cut = short(name, width - len(head) - len(move) - 1)
+            name = "" if cut == "…" and name != cut else cut
+        lines.append(f"{head}{name} {move}" if name else f"{head}{move}")
     return lines
 
 

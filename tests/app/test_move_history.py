@@ -1,0 +1,48 @@
+"""The move history shows every move whole, however narrow the panel: a name is shortened
+to fit, and left out where not even its first character would fit."""
+
+from __future__ import annotations
+
+import pytest
+from rich.cells import cell_len
+
+from app.conftest import Start, inside
+from tictactoe.engine import CELL_NAMES
+from tictactoe.widgets.history import MoveHistory
+
+DRAW = ("7", "8", "9", "5", "4", "6", "2", "1", "3")
+"""A drawn match in the keypad layout: nine moves, bottom-left and bottom-right among them."""
+
+
+@pytest.mark.parametrize(
+    ("size", "names"),
+    [
+        pytest.param((79, 30), ("Ada", "Bob"), id="79x30"),  # the narrowest panel: 17 cells
+        pytest.param((60, 40), ("A name far too long to fit", "李雷"), id="60x40-long-wide"),
+        pytest.param((70, 24), ("Ada", "Bob"), id="70x24"),
+        pytest.param((100, 40), ("A name far too long to fit", "Bo"), id="100x40-long"),
+    ],
+)
+async def test_every_move_is_shown_whole(
+    start: Start, size: tuple[int, int], names: tuple[str, str]
+) -> None:
+    async with start(size=size, player1=names[0], player2=names[1]) as ui:
+        await ui.press("x", *DRAW)
+        history = ui.game.query_one(MoveHistory)
+        width = history.content_size.width
+        lines = [line.strip() for line in inside(history) if line.strip()]
+        moves = ui.series.history()
+        if lines[0].startswith("… "):  # the earliest moves, hidden for want of height
+            lines = lines[1:]
+        assert len(lines) <= len(moves)
+        for number, line in enumerate(lines, start=len(moves) - len(lines) + 1):
+            player, mark, cell = moves[number - 1]
+            head, tail = f"{number}. ", f"{mark} {CELL_NAMES[cell]}"
+            assert line.startswith(head) and line.endswith(tail), (width, line)
+            name = line[len(head) : -len(tail)].strip()
+            whole = ui.series.players[player].name
+            if not name:  # left out only where the least of it would not fit
+                least = whole if len(whole) == 1 else f"{whole[0]}…"
+                assert cell_len(f"{head}{least} {tail}") > width, (width, line)
+            else:
+                assert name == whole or (name.endswith("…") and whole.startswith(name[:-1]))
