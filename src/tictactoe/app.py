@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from platformdirs import user_log_path
 from rich.console import Console, RenderableType
+from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
@@ -191,6 +192,14 @@ class TicTacToeApp(CrashReporting[Series | None]):
             self._game_record.save_pending()
             self._game_record.close()
         super().exit(result, return_code, message)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Once the session is ending (`q`, the dialog's Quit, a signal), input still on its
+        way changes nothing: the score printed is the score shown, and no key looks for the
+        screens that are being closed."""
+        if self._leaving and isinstance(event, events.InputEvent):
+            return
+        await super().on_event(event)
 
     def is_expected_error(self, error: Exception) -> bool:
         """A widget that looks for its parts while a signal is tearing the screens down

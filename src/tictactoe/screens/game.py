@@ -162,13 +162,6 @@ class GameScreen(MinimumSize, Screen[None]):
     def on_screen_resume(self) -> None:
         self.board.focus()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Once the session is ending (`q`), keys typed after it change nothing: the score
-        printed is the score shown."""
-        if self.app.return_code is not None:
-            return False
-        return super().check_action(action, parameters)
-
     # Input: each key, click or answer is an intent, applied as it arrives.
 
     def apply(self, intent: Intent, notice: str = "") -> None:
