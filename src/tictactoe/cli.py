@@ -426,10 +426,14 @@ def play_online(argv: Sequence[str]) -> int:
         series = asyncio.run(run())
     if series is None:
         series = app.series
-    if app.farewell:
-        _print_score(app.farewell)
-    if series is not None and series.players[1].name:
-        _print_score(final_score(series))
+    if is_served():  # a browser tab's game: the tab shows who ended it and the score
+        if series is not None:
+            say_farewell(final_score(series), f"{app.farewell} {verdict(series)}".strip())
+    else:
+        if app.farewell:
+            _print_score(app.farewell)
+        if series is not None:
+            _print_score(final_score(series))
     if app.unsaved_matches:
         with suppress(OSError):
             print(unsaved_note(app.unsaved_matches, app.record.path), file=sys.stderr)

@@ -145,7 +145,7 @@ class Hosting:
         return join_command(self.link_url, "--code", self.code, "--peer", info.peer)
 
     async def _open_web(self, port: int) -> int:
-        from tictactoe.web import GameServer, bound_port  # textual-serve, when asked for
+        from tictactoe.web import KILL_GRACE, GameServer, bound_port  # textual-serve, when asked
 
         server = GameServer(
             ("join", "--link", self.link_url),
@@ -155,7 +155,12 @@ class Hosting:
             tab_args=lambda request: ("--peer", request.remote or "?"),
         )
         self._web_server = server
-        self._web = web.AppRunner(await server.make_app(), handle_signals=False, access_log=None)
+        self._web = web.AppRunner(
+            await server.make_app(),
+            handle_signals=False,
+            access_log=None,
+            shutdown_timeout=KILL_GRACE,
+        )
         await self._web.setup()
         await web.TCPSite(self._web, self.config.listen or None, port).start()
         return bound_port(self._web, port)

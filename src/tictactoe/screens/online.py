@@ -27,6 +27,7 @@ from tictactoe.online.codes import CODE_LENGTH, normalise_code
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
 from tictactoe.screens.game import GameScreen
+from tictactoe.screens.new_game import NameField, drained
 from tictactoe.series import Intent, Series, SeriesError, Undo
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
@@ -80,10 +81,15 @@ Connect = Callable[[str, str], Awaitable[str | None]]
 class JoinScreen(MinimumSize, Screen[bool]):
     """Asks a name (and the code when the door did not carry it), then joins the series.
 
-    Dismisses with True once joined; `q` or Escape dismiss with False.
+    Dismisses with True once joined; Escape dismisses with False. Enter and Tab are the
+    screen's priority bindings, as on the new-game screen: they move the focus as they
+    arrive, so a code, Enter and a name typed in one burst each land in their own field.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,ctrl+j", "enter", "Join", key_display="enter", priority=True),
+        Binding("tab", "app.focus_next", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", show=False, priority=True),
         Binding("escape", "leave", "Leave"),
     ]
 
@@ -104,14 +110,20 @@ class JoinScreen(MinimumSize, Screen[bool]):
             yield Label(title, id="join-title")
             if self.code is None:
                 yield Label("The series' code", classes="field-label")
-                yield Input(
+                yield NameField(
                     placeholder="K7M4QX",
                     id="code",
                     max_length=CODE_LENGTH + 4,
                     restrict=r"[A-Za-z0-9 -]*",
+                    select_on_focus=False,
                 )
             yield Label("Your name", classes="field-label")
-            yield Input(value=self.given_name or "", placeholder="Your name", id="name")
+            yield NameField(
+                value=self.given_name or "",
+                placeholder="Your name",
+                id="name",
+                select_on_focus=False,
+            )
             yield Button("Host" if self.hosting else "Join", id="go", variant="primary")
             yield Static(id="join-notice")
         yield Footer()
@@ -119,32 +131,44 @@ class JoinScreen(MinimumSize, Screen[bool]):
 
     def on_mount(self) -> None:
         self.sub_title = "online"
-        first = self.query("#code").first() if self.code is None else self.query_one("#name")
-        first.focus()
+        self.query_one("#code" if self.code is None else "#name").focus()
         if self.code is not None and self.given_name:
-            self._go()
+            self.run_worker(self.action_go())
 
-    @on(Input.Submitted, "#code")
-    def _code_given(self) -> None:
-        self.query_one("#name", Input).focus()
-
-    @on(Input.Submitted, "#name")
-    @on(Button.Pressed, "#go")
-    def _go(self) -> None:
-        code = self.code
-        if code is None:
-            typed = self.query_one("#code", Input).value
-            code = normalise_code(typed)
-            if code is None:
+    async def action_enter(self) -> None:
+        """Enter: from the code, on to the name; from anywhere else, join."""
+        focused = self.focused
+        if isinstance(focused, Input) and focused.id == "code":
+            # At once (a widget's focus() waits its turn on the queue, after keys typed
+            # ahead): the keys typed next are the name's.
+            self.set_focus(self.query_one("#name"))
+            await drained(focused)
+            if self._code() is None:
                 self._say(f"A code is {CODE_LENGTH} letters and digits, like K7M4QX.")
-                self.query_one("#code", Input).focus()
-                return
+            return
+        await self.action_go()
+
+    def _code(self) -> str | None:
+        if self.code is not None:
+            return self.code
+        return normalise_code(self.query_one("#code", Input).value)
+
+    @on(Button.Pressed, "#go")
+    async def action_go(self) -> None:
+        """Join with what the fields hold once every key typed before this has reached them."""
+        for field in self.query(NameField):
+            await drained(field)
+        code = self._code()
+        if code is None:
+            self._say(f"A code is {CODE_LENGTH} letters and digits, like K7M4QX.")
+            self.query_one("#code").focus()
+            return
         name = self.query_one("#name", Input).value
         if not name.strip():
             self._say("Your name, please: the other player sees it.")
-            self.query_one("#name", Input).focus()
+            self.query_one("#name").focus()
             return
-        self._say("Joining…" if not self.hosting else "Opening the doors…")
+        self._say("Opening the doors…" if self.hosting else "Joining…")
         self.query_one("#go", Button).disabled = True
         self._join(code, name)
 
@@ -156,6 +180,7 @@ class JoinScreen(MinimumSize, Screen[bool]):
             return
         self.query_one("#go", Button).disabled = False
         self._say(problem)
+        self.query_one("#name").focus()
 
     def _say(self, text: str) -> None:
         self.query_one("#join-notice", Static).update(Content(text))

@@ -1,0 +1,151 @@
+"""Bob joins Alice's hosted series from a real Chromium tab, and they play a whole match.
+
+Alice's game is the real `tictactoe host` in a pseudo-terminal; Bob types the code and his
+name as a person would, in one burst, without clicking or focusing anything first.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+
+from web.conftest import Tab, recorded_results, wait_until
+
+ESCAPES = re.compile(
+    rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Z]|\x1b[=>]"
+)
+"""Terminal control sequences: what is left is the text drawn."""
+
+
+class HostTerminal:
+    """`tictactoe host` in a pseudo-terminal of 100x32, read all the time (a terminal that
+    stops reading would stop the game), typed into as a person would."""
+
+    def __init__(self, home: Path) -> None:
+        self.record = home / "record.sqlite3"
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 32, 100, 0, 0))
+        environment = dict(os.environ, TERM="xterm-256color", HOME=str(home))
+        environment["XDG_DATA_HOME"] = str(home / "data")
+        self.process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "tictactoe", "host", "--player1", "Alice"),
+                *("--record", str(self.record)),
+                *("--listen", "127.0.0.1", "--ssh-port", "0", "--web-port", "0"),
+            ],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            env=environment,
+        )
+        os.close(slave)
+        self.master = master
+        self.output = bytearray()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.output += data
+
+    def text(self) -> str:
+        return ESCAPES.sub(b"", bytes(self.output)).decode("utf-8", "replace")
+
+    def find(self, pattern: str, timeout: float = 20) -> re.Match[str]:
+        found: list[re.Match[str]] = []
+
+        def seen() -> bool:
+            match = re.search(pattern, self.text())
+            if match:
+                found.append(match)
+            return bool(match)
+
+        wait_until(seen, timeout, f"the host's screen never showed {pattern!r}")
+        return found[0]
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(5)
+        os.close(self.master)
+
+
+@pytest.fixture
+def alice(tmp_path: Path) -> Iterator[HostTerminal]:
+    host = HostTerminal(tmp_path)
+    try:
+        yield host
+    finally:
+        host.stop()
+
+
+async def test_bob_joins_from_a_browser_and_they_play_a_match(
+    alice: HostTerminal, browser: Browser
+) -> None:
+    address = alice.find(r"http://127\.0\.0\.1:\d+/").group(0)
+    code = alice.find(r"code: ([A-Z0-9]{6})").group(1)
+    tab = await Tab.open(browser, address, first_screen="Join a friend's series")
+    page = tab.page
+    # Typed straight away, in one burst, nothing focused by hand: the code (as a person
+    # might, in lower case), Enter, the name, Enter.
+    await page.keyboard.type(code.lower())
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("Bob")
+    await page.keyboard.press("Enter")
+    await tab.wait_for("Alice is choosing a mark")
+    alice.find("Bob joined the series")
+
+    alice.type("x")
+    await tab.wait_for("Alice (X) to move")
+    await page.keyboard.press("5")  # not Bob's turn: said, and nothing moves
+    await tab.wait_for("It is Alice's turn")
+    alice.type("5")
+    await tab.wait_for("Bob (O) to move")
+    await page.keyboard.press("7")
+    alice.find(r"2\. Bob O top-left")
+    alice.type("1")
+    await tab.wait_for("3. Alice X bottom-left")
+    await page.keyboard.press("9")
+    alice.find(r"4\. Bob O top-right")
+    alice.type("3")
+    await tab.wait_for("5. Alice X bottom-right")
+    await page.keyboard.press("4")
+    alice.find(r"6\. Bob O left")
+    alice.type("2")  # bottom row: Alice wins
+    await tab.wait_for("Alice wins!")
+
+    await page.keyboard.press("q")  # Bob leaves: the series ends for both
+    ending = await tab.ending()
+    assert "You ended the series." in ending and "Alice won the series." in ending
+    assert "Alice  1" in ending
+    start = time.monotonic()
+    alice.process.wait(10)
+    assert time.monotonic() - start < 5
+    assert alice.process.returncode == 0
+    assert "Bob left the series." in alice.text()
+    await tab.close()
+    assert recorded_results(alice.record) == {"Alice": (1, 0, 0), "Bob": (0, 1, 0)}
