@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,7 +13,7 @@ from textual.widgets import DataTable, OptionList, TabbedContent
 
 from app.conftest import HOT_SEAT, Driver, Start, painted
 from tictactoe.ai import Level
-from tictactoe.engine import GameState, Mark
+from tictactoe.engine import CELL_NAMES, GameState, Mark
 from tictactoe.record import GameRecord, MatchRecord, PlayerSort
 from tictactoe.screens.details import DetailsScreen
 from tictactoe.screens.game import GameScreen
@@ -467,3 +468,29 @@ async def test_the_full_names_are_one_key_away(start: Start, tmp_path: Path) -> 
         assert f"X {LONG.name}" in details(ui)
         await ui.press("escape")
         assert screen(ui).tabs.active == "replay"
+
+
+_MOVE_LINE = re.compile(rf"(▶ | {{2}})(Start: [XO] to move|\d\. .+ [XO] ({'|'.join(CELL_NAMES)}))")
+"""A whole line of the replay's move list: the marker, then the start or a move."""
+
+
+@pytest.mark.parametrize("size", [(100, 32), (80, 24), (50, 16)])
+async def test_the_replay_shortens_the_name_and_keeps_each_move_on_its_line(
+    start: Start, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    o_wins = (4, 2, 0, 8, 6, 5)  # the computer's first move is top-right
+    config = keep(tmp_path, match(ADA, HARD, o_wins, 1), match(LONG, HARD, o_wins, 2))
+    async with start(size=size, **HOT_SEAT, **config) as ui:
+        await ui.press("x", "s", "m", "enter")  # the newest: the long name
+        for expected in ("1. " + "W" * 19 + "… X centre", "2. Computer (hard) O top-right"):
+            await ui.pilot.pause()
+            moves = replay(ui).moves
+            lines = [line.strip("▊▎").rstrip() for line in painted(moves).splitlines()[1:-1]]
+            lines = [line.removeprefix(" ") for line in lines if line.strip()]
+            assert lines, "the move list shows"
+            for line in lines:
+                assert _MOVE_LINE.fullmatch(line), line
+            if size == (100, 32):
+                assert len(lines) == moves.option_count, lines
+                assert any(line.endswith(expected) for line in lines), lines
+            await ui.press("escape", "down", "enter")

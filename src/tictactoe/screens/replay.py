@@ -20,8 +20,8 @@ from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from tictactoe.engine import CELL_NAMES, GameState
-from tictactoe.labels import display_name
-from tictactoe.names import short
+from tictactoe.labels import display_name, result_text
+from tictactoe.names import NAME_WIDTH, short
 from tictactoe.record import MatchRecord
 from tictactoe.widgets.board import Board
 
@@ -37,14 +37,23 @@ CURRENT: Final = "▶ "
 """What marks the current line of the move list, so it shows without colour too."""
 
 
-def move_lines(match: MatchRecord) -> list[str]:
-    """The move list: "Start" and then one line a move, "3. Ada X top-left"."""
+RESULT_NAME_WIDTH: Final = 12
+"""Cells the winner's name may take in the result on the title line ("Ada won")."""
+
+
+def move_lines(match: MatchRecord, width: int | None = None) -> list[str]:
+    """The move list: "Start" and then one line a move, "3. Ada X top-left". A name takes
+    at most `NAME_WIDTH` cells, and fewer where its line would not fit in `width`: the name
+    is shortened, the move kept whole."""
     positions = match.positions()
     lines = [f"Start: {match.marks[match.first_mover]} to move"]
     for number, (before, cell) in enumerate(zip(positions, match.moves, strict=False), start=1):
-        mover = short(display_name(match.players[match.marks.index(before.to_move)]), 16)
-        lines.append(f"{number}. {mover} {before.to_move} {CELL_NAMES[cell]}")
-    return lines[: len(positions)]
+        head, tail = f"{number}. ", f" {before.to_move} {CELL_NAMES[cell]}"
+        room = NAME_WIDTH if width is None else max(1, min(NAME_WIDTH, width - len(head + tail)))
+        mover = display_name(match.players[match.marks.index(before.to_move)])
+        lines.append(head + short(mover, room) + tail)
+    lines = lines[: len(positions)]
+    return lines
 
 
 class ReplayPane(TabPane, can_focus=True):
@@ -107,15 +116,38 @@ class ReplayPane(TabPane, can_focus=True):
         title = (
             f"{short(display_name(first))} ({match.marks[0]}) vs "
             f"{short(display_name(second))} ({match.marks[1]})"
-            f" · {local_time(match.finished_at)} · {match.result()}"
+            f" · {local_time(match.finished_at)}"
+            f" · {result_text(match.players, match.winner, RESULT_NAME_WIDTH)}"
         )
         self.query_one("#replay-title", Static).update(Content(title))
-        self._lines = move_lines(match)
+        room = self._room()
+        self._lines = move_lines(match, room)
         moves = self.moves
         moves.clear_options()
         moves.add_options([Option(self._line(index)) for index in range(len(self._lines))])
         self.step = len(self._positions) - 1
         self._show(self.step)
+        if room is None:  # the list was just made: fit its lines once it has a width
+            self.call_after_refresh(self._fit_moves)
+
+    def _room(self) -> int | None:
+        """Cells a line of the move list has beside the current move's marker; None until
+        the list is laid out."""
+        width = self.moves.scrollable_content_region.width - len(CURRENT)
+        return width if width > 0 else None
+
+    def _fit_moves(self) -> None:
+        """Write the move list again for the width it has now (names shortened, moves whole)."""
+        if self.match is None or not self.query("#replay-moves"):
+            return
+        lines = move_lines(self.match, self._room())
+        if lines != self._lines:
+            self._lines = lines
+            for index in range(len(lines)):
+                self.moves.replace_option_prompt_at_index(index, self._line(index))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_moves)  # once the list has its new width
 
     def _line(self, index: int) -> Content:
         return Content(("  ", CURRENT)[index == self.step] + self._lines[index])
@@ -134,7 +166,7 @@ class ReplayPane(TabPane, can_focus=True):
         last = len(self._positions) - 1
         where = f"Move {step} of {last}" if step else f"Start · {last} moves"
         if step == last and self.match is not None:
-            where += f" · {self.match.result()}"
+            where += f" · {result_text(self.match.players, self.match.winner, NAME_WIDTH)}"
         self.query_one("#replay-where", Static).update(Content(where))
 
     def action_step(self, by: int) -> None:
