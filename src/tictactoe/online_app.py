@@ -199,7 +199,9 @@ class OnlineApp(TicTacToeApp):
             if self.hosting is None and self.link is not None:
                 with contextlib.suppress(LinkError, TimeoutError):
                     await asyncio.wait_for(self.link.leave(), LEAVE_WITHIN)
-            self.farewell = "You ended the series." if game else ""
+            watching = isinstance(game, OnlineGameScreen) and game.seat is None
+            if game is not None:
+                self.farewell = "You stopped watching." if watching else "You ended the series."
         await super().action_quit()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

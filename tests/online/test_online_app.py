@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
 
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
@@ -202,3 +201,33 @@ async def test_q_on_the_host_ends_the_series_for_everyone_in_a_sentence(
     await hosted.close_link()
     await bob.until(lambda: bob.ended is not None)
     assert bob.ended is not None and bob.ended.text == "Alice ended the series."
+
+
+async def test_a_watcher_who_leaves_ends_nothing(host_config: HostConfig) -> None:
+    hosting = await Hosting("Alice", host_config).start()
+    try:
+        hello = Hello(
+            code=hosting.code, name="Alice", peer="127.0.0.1", host_token=hosting.host_token
+        )
+        alice = Friend(await AuthorityLink.open(hosting.link_url, hello))
+        bob = Friend(
+            await AuthorityLink.open(
+                hosting.link_url, Hello(code=hosting.code, name="Bob", peer="127.0.0.1")
+            )
+        )
+        app = OnlineApp(
+            GameConfig(save=False),
+            JoinSetup(link_url=hosting.link_url, code=hosting.code, peer="127.0.0.1"),
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"Carol", "enter")
+            await settle(pilot, lambda: isinstance(app.screen, OnlineGameScreen))
+            await alice.until(lambda: alice.state is not None and alice.state.watchers == 1)
+            await pilot.press("5", "q")
+            await alice.until(lambda: alice.state is not None and alice.state.watchers == 0)
+        assert app.farewell == "You stopped watching."
+        assert alice.ended is None and bob.ended is None
+        await alice.act(ChooseMark(Mark.X))
+        await bob.until(lambda: bob.series.match is not None)
+    finally:
+        await hosting.stop("The test is over.")

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 FINAL_ONLINE = "Moves are final online."
-WATCHING = "You are watching: your keys change nothing here."
+WATCHING = "You are watching: only the players move."
 
 
 class InvitationScreen(MinimumSize, Screen[None]):

@@ -1,0 +1,124 @@
+"""One SVG snapshot per screen of online play: joining, the host's invitation, a seat's
+board, a watcher's, and a seat whose friend has not come back.
+
+The screens are shown with fixed values (a fixed code, address and fingerprint; a series
+reached by fixed moves), so each picture is the same on every run; the flows behind them
+are tested against a real authority in `tests/online/`.
+Regenerate after an intended change with `uv run pytest tests/snapshots --snapshot-update`
+and look at the pictures before committing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from textual.pilot import Pilot
+from textual.screen import Screen
+
+import tictactoe.app
+from tictactoe.config import GameConfig
+from tictactoe.engine import Mark
+from tictactoe.online.invitation import Invitation
+from tictactoe.online.protocol import Away, ClientMessage, State
+from tictactoe.online_app import JoinSetup, OnlineApp
+from tictactoe.screens.online import InvitationScreen, JoinScreen, OnlineGameScreen
+from tictactoe.series import ChooseMark, Play, Series
+
+SIZE: Final = (100, 32)
+
+INVITATION: Final = Invitation(
+    code="K7M4QX",
+    ssh_lines=("ssh -p 2222 K7M4QX@192.168.1.20",),
+    web_addresses=("http://192.168.1.20:8000/",),
+    fingerprint="SHA256:4mBf3rZ1l0wq9oTQm3xWvD0yYkq8s2h5Jd7uJ6tE1aQ",
+)
+
+
+def mid_match() -> Series:
+    """Alice (X) against Bob (O), three moves in, Bob to move."""
+    series = Series.new("Alice", "Bob")
+    for intent in (ChooseMark(Mark.X), Play(4), Play(0), Play(8)):
+        series = series.apply(intent)
+    return series
+
+
+class Showing(OnlineApp):
+    """The online app with one screen on show, made by `screen`."""
+
+    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    """(A relative path would be read beside this test module.)"""
+
+    def __init__(self, screen: Callable[[], Screen[Any]]) -> None:
+        super().__init__(GameConfig(save=False), JoinSetup())
+        self._screen = screen
+
+    def begin(self) -> None:
+        self.push_screen(self._screen())
+
+
+async def _nowhere(code: str, name: str) -> str | None:
+    return "The host's game cannot be reached: it may have ended."
+
+
+def _ignore(message: ClientMessage) -> None:
+    """What a seat sends goes nowhere in a picture."""
+
+
+def seat(index: int | None) -> Callable[[], Screen[Any]]:
+    return lambda: OnlineGameScreen(mid_match(), seat=index, send=_ignore)
+
+
+def state(**changes: Any) -> State:
+    values: dict[str, Any] = {
+        "version": 7,
+        "series": mid_match(),
+        "names": ("Alice", "Bob"),
+        "watchers": 1,
+        "away": None,
+        "notice": "",
+    }
+    return State(**(values | changes))
+
+
+def test_join_asks_the_code_and_a_name(snap_compare: Any) -> None:
+    async def type_them(pilot: Pilot[Any]) -> None:
+        await pilot.press(*"k7m4q", "enter", *"Bob")
+
+    app = Showing(lambda: JoinScreen(_nowhere, code=None, name=None))
+    assert snap_compare(app, terminal_size=SIZE, run_before=type_them)
+
+
+def test_the_host_waits_with_its_invitation(snap_compare: Any) -> None:
+    assert snap_compare(Showing(lambda: InvitationScreen(INVITATION)), terminal_size=SIZE)
+
+
+def test_a_seat_is_told_it_is_not_its_turn(snap_compare: Any) -> None:
+    async def press_out_of_turn(pilot: Pilot[Any]) -> None:
+        screen = pilot.app.screen
+        assert isinstance(screen, OnlineGameScreen)
+        screen.receive(state())
+        await pilot.press("7")  # Alice's board, Bob to move
+
+    assert snap_compare(Showing(seat(0)), terminal_size=SIZE, run_before=press_out_of_turn)
+
+
+def test_a_watcher_sees_the_board_read_only(snap_compare: Any) -> None:
+    async def press(pilot: Pilot[Any]) -> None:
+        screen = pilot.app.screen
+        assert isinstance(screen, OnlineGameScreen)
+        screen.receive(state(watchers=1))
+        await pilot.press("7")
+
+    assert snap_compare(Showing(seat(None)), terminal_size=SIZE, run_before=press)
+
+
+def test_the_host_may_end_a_series_whose_friend_has_not_come_back(snap_compare: Any) -> None:
+    async def dropped(pilot: Pilot[Any]) -> None:
+        screen = pilot.app.screen
+        assert isinstance(screen, OnlineGameScreen)
+        screen.receive(state(away=Away(seat=1, name="Bob", seconds_left=0.0), watchers=0))
+        await pilot.pause()
+
+    assert snap_compare(Showing(seat(0)), terminal_size=SIZE, run_before=dropped)
