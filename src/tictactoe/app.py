@@ -25,11 +25,13 @@ from tictactoe.process import signals_wake
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.series import Series
+from tictactoe.served import is_served
 from tictactoe.settings import SettingsStore
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 if TYPE_CHECKING:
     from tictactoe.record import GameRecord
+    from tictactoe.screens.new_game import FriendOnline
 
 __all__ = ["CRASH_LOG", "TicTacToeApp"]
 
@@ -73,6 +75,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
         however the session ends (an unexpected error included)."""
         self._leaving = False
         """Whether the session is ending already: a later signal changes nothing."""
+        self.friend_online: FriendOnline | None = None
+        """Set when the new-game screen chose to host a series for a friend online."""
         self._warnings: list[str] = []
         """What loading the settings had to say, told once the screen is up."""
 
@@ -119,7 +123,7 @@ class TicTacToeApp(CrashReporting[Series | None]):
         if series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
 
-            self.push_screen(NewGameScreen(self.config), self._play)
+            self.push_screen(NewGameScreen(self.config, online=not is_served()), self._play)
         else:
             self._play(series)
 
@@ -129,7 +133,11 @@ class TicTacToeApp(CrashReporting[Series | None]):
         gc.freeze()
         gc.enable()
 
-    def _play(self, series: Series | None) -> None:
+    def _play(self, series: Series | FriendOnline | None) -> None:
+        if series is not None and not isinstance(series, Series):
+            self.friend_online = series  # the command goes on as `tictactoe host`
+            self.exit(None)
+            return
         if series is None:
             self.exit(None)
             return

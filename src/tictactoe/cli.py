@@ -287,6 +287,18 @@ def game_options(config: GameConfig) -> list[str]:
     return options
 
 
+def host_options(config: GameConfig) -> list[str]:
+    """The options of `tictactoe host` that carry `config` on (its record, keys, first move)."""
+    options = [f"--first={config.first_move.value}"]
+    if config.keys is not None:
+        options.append(f"--keys={config.keys.value}")
+    if not config.save:
+        options.append("--no-save")
+    if config.record_file is not None:
+        options.append(f"--record={config.record_file}")
+    return options
+
+
 def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> GameConfig:
     """The game's setup from the options `parser` parsed into `args`; its errors exit."""
     vs = args.vs or ("computer" if args.level else "person")
@@ -383,6 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = TicTacToeApp(config)
     with signals_stop(app.stop):
         series = app.run()
+    if app.friend_online is not None:  # "A friend online" on the new-game screen
+        return play_online(["host", f"--player1={app.friend_online.name}", *host_options(config)])
     if series is None:  # an unexpected error ended it: the score as of the last finished match
         series = app.series
     if series is not None and is_served():  # stdout is the server's pipe: the tab shows it

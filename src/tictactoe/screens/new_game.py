@@ -9,7 +9,7 @@ field has handled every key sent to it before it reads them.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -26,7 +26,7 @@ from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
-__all__ = ["NewGameScreen"]
+__all__ = ["FriendOnline", "NewGameScreen"]
 
 if TYPE_CHECKING:
     _WidgetMixin = Widget
@@ -40,6 +40,15 @@ _OPPONENTS: Final[dict[str, tuple[Level | None, str]]] = {
     "vs-hard": (Level.HARD, "Computer: hard"),
 }
 """Each opponent's radio button: its id, the computer's level (None: a person), its label."""
+
+ONLINE: Final = "vs-online"
+"""The option that hosts a series for a friend on another machine (`tictactoe host`)."""
+
+
+class FriendOnline(NamedTuple):
+    """The answer of the new-game screen when player 1 hosts a series for a friend online."""
+
+    name: str
 
 
 class OwnKeys(_WidgetMixin):
@@ -82,8 +91,9 @@ async def drained(widget: Widget) -> None:
     await done.wait()
 
 
-class NewGameScreen(MinimumSize, Screen[Series]):
-    """Collects the players; dismisses with a new `Series` once the names are valid."""
+class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
+    """Collects the players; dismisses with a new `Series` once the names are valid, or
+    with `FriendOnline` to host a series for a friend on another machine."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start", priority=True),
@@ -93,10 +103,13 @@ class NewGameScreen(MinimumSize, Screen[Series]):
         Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     ]
 
-    def __init__(self, config: GameConfig | None = None) -> None:
+    def __init__(self, config: GameConfig | None = None, *, online: bool = True) -> None:
         super().__init__()
         self.config = config or GameConfig()
         """What the command line already said: the fields start from it."""
+        self.online = online
+        """Whether "A friend online" is offered (not to a browser tab: its doors would open
+        on the server's machine)."""
 
     @property
     def first_move(self) -> FirstMove:
@@ -132,6 +145,8 @@ class NewGameScreen(MinimumSize, Screen[Series]):
             with OpponentChoice(id="opponent"):
                 for option, (level, label) in _OPPONENTS.items():
                     yield RadioButton(label, id=option, value=level is against)
+                if self.online:
+                    yield RadioButton("A friend online (ssh or a browser)", id=ONLINE)
             yield Static("", id="new-error")
             yield Button("Start", id="start", variant="primary")
         yield Footer()
@@ -141,13 +156,27 @@ class NewGameScreen(MinimumSize, Screen[Series]):
     def level(self) -> Level | None:
         """The computer's level chosen, or None for a person."""
         pressed = self.query_one("#opponent", RadioSet).pressed_button
-        return _OPPONENTS[pressed.id][0] if pressed and pressed.id else None
+        if pressed is None or pressed.id not in _OPPONENTS:
+            return None
+        return _OPPONENTS[pressed.id][0]
+
+    @property
+    def friend_online(self) -> bool:
+        """Whether player 1 hosts a series for a friend on another machine."""
+        pressed = self.query_one("#opponent", RadioSet).pressed_button
+        return pressed is not None and pressed.id == ONLINE
 
     @on(RadioSet.Changed)
     def opponent_changed(self) -> None:
         second = self.query_one("#name-2", Input)
-        second.disabled = self.level is not None
-        second.placeholder = COMPUTER_NAME if self.level else DEFAULT_NAMES[1]
+        second.disabled = self.level is not None or self.friend_online
+        second.placeholder = (
+            COMPUTER_NAME
+            if self.level
+            else "Your friend types their name"
+            if self.friend_online
+            else DEFAULT_NAMES[1]
+        )
 
     async def action_enter(self) -> None:
         """Enter: choose the highlighted opponent in the list, start from anywhere else."""
@@ -165,6 +194,9 @@ class NewGameScreen(MinimumSize, Screen[Series]):
             await drained(field)
         level = self.level
         first = self.query_one("#name-1", Input).value
+        if self.friend_online:
+            self.dismiss(FriendOnline(clean_name(first, DEFAULT_NAMES[0])))
+            return
         second: Player | str = self.query_one("#name-2", Input).value
         if level is not None:
             second = Player.computer(level)
