@@ -17,19 +17,25 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 if TYPE_CHECKING:
     from playwright.async_api import ViewportSize
 
+import tictactoe.app
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import GameState, Mark
+from tictactoe.online.invitation import Invitation
+from tictactoe.online.protocol import State
+from tictactoe.online_app import JoinSetup, OnlineApp
 from tictactoe.record import GameRecord, MatchRecord
-from tictactoe.series import Player
+from tictactoe.screens.online import InvitationScreen, OnlineGameScreen
+from tictactoe.series import ChooseMark, Play, Player, Series
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 SIZE = (100, 32)
@@ -119,6 +125,69 @@ async def shoot(name: str) -> Path:
         await prepare(pilot)
         app.save_screenshot(f"{name}.svg", path=str(OUT))
     return OUT / f"{name}.svg"
+
+
+INVITATION = Invitation(
+    code="K7M4QX",
+    ssh_lines=("ssh -p 2222 K7M4QX@192.168.1.20",),
+    web_addresses=("http://192.168.1.20:8000/",),
+    fingerprint="SHA256:4mBf3rZ1l0wq9oTQm3xWvD0yYkq8s2h5Jd7uJ6tE1aQ",
+)
+"""What the host's invitation shows (an address of a home network)."""
+
+
+class OnlineShot(OnlineApp):
+    """The online app showing one screen, as the host's or the friend's terminal shows it."""
+
+    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    """(A relative path would be read beside this script.)"""
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__(GameConfig(save=False), JoinSetup())
+        self._screen = screen
+
+    def begin(self) -> None:
+        self.push_screen(self._screen)
+
+
+def _nowhere(_message: object) -> None:
+    """What a seat would send to the authority: nowhere, in a picture."""
+
+
+def _online_series() -> Series:
+    """Ada (X) against Grace (O), four moves in, Ada to move."""
+    series = Series.new("Ada", "Grace")
+    for intent in (ChooseMark(Mark.X), Play(4), Play(0), Play(8), Play(2)):
+        series = series.apply(intent)
+    return series
+
+
+async def shoot_online() -> list[Path]:
+    """Both sides of an online series, and the host's invitation."""
+    series = _online_series()
+    shots = {
+        "online-invitation": (InvitationScreen(INVITATION), None, ""),
+        "online-host": (
+            OnlineGameScreen(series, seat=0, send=_nowhere),
+            1,
+            "Grace asked for a hint.",
+        ),
+        "online-friend": (OnlineGameScreen(series, seat=1, send=_nowhere), 1, ""),
+    }
+    paths = []
+    for name, (screen, watchers, notice) in shots.items():
+        app = OnlineShot(screen)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            if isinstance(screen, OnlineGameScreen):
+                state = State(7, series, ("Ada", "Grace"), watchers or 0, None, notice)
+                screen.receive(state)
+                if screen.seat == 1:
+                    await pilot.press("9")  # Ada's turn: said on Grace's screen
+                await pilot.pause()
+            app.save_screenshot(f"{name}.svg", path=str(OUT))
+        paths.append(OUT / f"{name}.svg")
+    return paths
 
 
 BROWSER_VIEWPORT: ViewportSize = {"width": 1100, "height": 680}
@@ -212,6 +281,8 @@ async def main() -> None:
         make_record(RECORD)
         for name in SHOTS:
             print(await shoot(name))
+        for path in await shoot_online():
+            print(path)
         print(await shoot_browser())
 
 
