@@ -63,9 +63,8 @@ class PlayerCard(Static):
     def watch_card(self, card: Card | None) -> None:
         if card is None:
             return
-        self.update(card.content)
-        self.set_class(card.to_move, "-to-move")
-        self.set_class(card.winner, "-winner")
+        self.update(card.content, layout=False)  # two lines, in a height app.tcss sets
+        self.update_classes({"-to-move": card.to_move, "-winner": card.winner})
 
 
 class Scoreboard(Vertical):
@@ -85,9 +84,10 @@ class Scoreboard(Vertical):
             return
         for index in (0, 1):
             self.query_one(f"#player-{index + 1}", PlayerCard).card = Card.of(series, index)
-        self.query_one("#tally", Static).update(
-            Content(f"Draws    {series.draws}\nPlayed   {series.played}")
-        )
+        tally = self.query_one("#tally", Static)
+        counts = f"Draws    {series.draws}\nPlayed   {series.played}"
+        if tally.content != counts:  # they change once a match
+            tally.update(Content(counts))
 
     def on_mount(self) -> None:
         self.watch_series(self.series)
