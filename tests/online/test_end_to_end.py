@@ -26,6 +26,7 @@ import pytest
 
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ssh_door import ssh_line
+from tictactoe.screens.online import WATCHING
 
 pty = pytest.importorskip("pty")
 termios = pytest.importorskip("termios")
@@ -376,7 +377,7 @@ def test_a_third_comer_watches_read_only_and_the_players_see_the_count(
     carol.expect(r"Bob \(O\) to move")
     alice.expect("online · 1 watching")
     carol.from_now().send(b"5")
-    carol.expect("You are watching: your keys change nothing here.")
+    carol.expect(re.escape(WATCHING))
 
     carol.from_now()
     move(bob, b"5", alice, "2. Bob O centre")
