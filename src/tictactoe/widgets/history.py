@@ -53,4 +53,4 @@ class MoveHistory(Static):
         elif room and len(lines) > room:
             hidden = len(lines) - room + 1
             lines = [f"… {hidden} earlier", *lines[-(room - 1) :]] if room > 1 else lines[-1:]
-        self.update(Content("\n".join(lines)))
+        self.update(Content("\n".join(lines)), layout=False)  # it fills the room it is given
