@@ -220,6 +220,13 @@ class OnlineGameScreen(GameScreen):
         super().on_mount()
         self.set_interval(1.0, self._tick)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A watcher's footer offers none of the players' keys, and they do nothing (a digit
+        or a mark still says that this screen is watching)."""
+        if self.seat is None and action in ("undo", "hint", "next_match"):
+            return False
+        return super().check_action(action, parameters)
+
     def receive(self, state: State) -> None:
         """A new state from the authority: shown as it is."""
         self.version = state.version
