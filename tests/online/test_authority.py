@@ -218,7 +218,8 @@ def test_after_the_grace_the_series_stays_paused_until_the_host_ends_it() -> Non
 def test_the_host_takes_its_seat_back_only_with_its_token() -> None:
     auth = seated()
     auth.drop(HOST)
-    assert auth.join(hello("Alice"), 20) == Welcome("watcher", None)
+    with pytest.raises(JoinDenied, match="Alice is hosting this series"):
+        auth.join(hello("Alice"), 20)
     assert auth.join(hello(token=TOKEN), 22) == Welcome("seat", 0)
     with pytest.raises(JoinDenied, match="seat is taken"):
         auth.join(hello(token=TOKEN), 21)
@@ -414,3 +415,20 @@ def test_a_move_made_while_a_watcher_came_in_still_counts() -> None:
     assert isinstance(series, Series) and series.match is not None
     assert series.match.moves == (4,)
     assert isinstance(authority.act(2, seen, Play(0)), Stale)  # made before Alice's move
+
+
+def test_a_player_whose_old_link_is_not_noticed_gone_yet_is_told_so() -> None:
+    """Bob's laptop closed: his link still looks alive until the keepalives give up. Bob
+    joining again meanwhile is told to try again, not seated as a watcher under his name."""
+    authority = Authority("K7M4QX", "Alice", host_token="token")
+    authority.join(Hello(code="K7M4QX", name="Alice", peer="127.0.0.1", host_token="token"), 1)
+    authority.join(Hello(code="K7M4QX", name="Bob", peer="127.0.0.1"), 2)
+    with pytest.raises(JoinDenied, match="Bob is still connected"):
+        authority.join(Hello(code="K7M4QX", name="bob", peer="127.0.0.1"), 3)
+    with pytest.raises(JoinDenied, match="Alice is hosting this series"):
+        authority.join(Hello(code="K7M4QX", name="Alice", peer="127.0.0.1"), 4)
+    assert authority.watchers == 0
+    authority.drop(2)
+    assert authority.join(Hello(code="K7M4QX", name="Bob", peer="127.0.0.1"), 5) == Welcome(
+        "seat", 1
+    )

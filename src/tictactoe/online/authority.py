@@ -210,6 +210,15 @@ class Authority:
         if guest.deadline is not None and name_key(name) == name_key(guest.name):
             self._back(GUEST_SEAT, link)
             return Welcome("seat", GUEST_SEAT)
+        if name_key(name) == name_key(host.name or ""):
+            raise JoinDenied(f"{short(name)} is hosting this series: choose another name.")
+        if name_key(name) == name_key(guest.name):
+            # A link that died without a word (a laptop closed) is noticed only by the
+            # keepalives; the player coming back meanwhile is told, not made a watcher.
+            raise JoinDenied(
+                f"{short(guest.name)} is still connected: if that is you, try again in half"
+                " a minute, once the old connection has been noticed gone."
+            )
         if len(self._watchers) >= MAX_WATCHERS:
             raise JoinDenied("This series has all the watchers it can take.")
         self._watchers.add(link)
