@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from rich.cells import cell_len
 from textual import events
@@ -11,6 +13,7 @@ from app.conftest import Driver, Start, inside
 from tictactoe.ai import Level
 from tictactoe.cli import parse_config
 from tictactoe.engine import Mark
+from tictactoe.names import clean_name
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.new_game import NewGameScreen
 
@@ -302,3 +305,25 @@ async def test_the_opponent_list_starts_at_the_level_the_command_line_chose(star
         assert opponent(ui) is Level.HARD
         await ui.press("up", "enter")
         assert opponent(ui) is Level.MEDIUM
+
+
+MARKS = "".join(chr(point) for point in range(0x300, 0x319))
+"""Twenty-five combining marks: piled on a letter, as in "Zalgo" text."""
+ZALGO = "".join(letter + MARKS for letter in "Zalgo")
+"""Five letters in 130 code points."""
+
+
+@pytest.mark.parametrize("how", ["typed", "pasted"])
+async def test_a_zalgo_name_keeps_its_visible_letters(start: Start, how: str) -> None:
+    async with start() as ui:
+        if how == "typed":
+            await ui.burst(*ZALGO)  # as a terminal sends them: one character a key
+        else:
+            field(ui, 1).post_message(events.Paste(ZALGO))
+            await ui.pilot.pause()
+        assert field(ui, 1).value == ZALGO, "the field keeps every mark typed"
+        await ui.press("enter")
+        name = ui.series.players[0].name
+        assert name == clean_name(ZALGO, "") == unicodedata.normalize("NFC", ZALGO)
+        letters = unicodedata.normalize("NFD", name)
+        assert "".join(char for char in letters if not unicodedata.combining(char)) == "Zalgo"

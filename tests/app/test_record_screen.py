@@ -20,7 +20,7 @@ from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.record import PAGE, RecordScreen, player_label
-from tictactoe.screens.replay import ReplayPane
+from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
@@ -494,3 +494,12 @@ async def test_the_replay_shortens_the_name_and_keeps_each_move_on_its_line(
                 assert len(lines) == moves.option_count, lines
                 assert any(line.endswith(expected) for line in lines), lines
             await ui.press("escape", "down", "enter")
+
+
+async def test_head_to_head_gives_one_match_its_date_alone(start: Start, tmp_path: Path) -> None:
+    async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
+        await ui.press("x", "s", "h")
+        when = local_time(START + timedelta(minutes=1))
+        assert painted(screen(ui).query_one("#h2h-hint")).strip() == (
+            f"1 match, {when}. Enter replays it."
+        )

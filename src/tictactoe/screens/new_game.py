@@ -22,7 +22,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet,
 
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
-from tictactoe.names import DEFAULT_NAMES, MAX_NAME_LENGTH, clean_name
+from tictactoe.names import DEFAULT_NAMES, clean_name
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
@@ -128,7 +128,6 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                     clean_name(config.player1 or "", ""),
                     placeholder=DEFAULT_NAMES[0],
                     id="name-1",
-                    max_length=MAX_NAME_LENGTH,
                     select_on_focus=False,
                 )
             with Horizontal(classes="field"):
@@ -137,7 +136,6 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                     clean_name(config.player2 or "", "") if against is None else "",
                     placeholder=DEFAULT_NAMES[1] if against is None else COMPUTER_NAME,
                     id="name-2",
-                    max_length=MAX_NAME_LENGTH,
                     select_on_focus=False,
                     disabled=against is not None,
                 )

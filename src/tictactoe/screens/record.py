@@ -355,10 +355,12 @@ class RecordScreen(InfoScreen):
                 _number(head.draws),
             )
         if head.matches:
-            hint.update(
-                f"{head.matches:,} match{'' if head.matches == 1 else 'es'}, "
-                f"{local_time(head.first)} to {local_time(head.last)}. Enter replays one."
-            )
+            first, last = local_time(head.first), local_time(head.last)
+            when = first if first == last else f"{first} to {last}"
+            if head.matches == 1:
+                hint.update(f"1 match, {when}. Enter replays it.")
+            else:
+                hint.update(f"{head.matches:,} matches, {when}. Enter replays one.")
         else:
             hint.update("They have not played each other before this series.")
         self._match_columns(table)
