@@ -20,7 +20,7 @@ from textual.widgets import Static
 from tictactoe.names import NAME_WIDTH, short
 from tictactoe.series import Series
 
-__all__ = ["Phrase", "StatusLine", "describe", "lay_out"]
+__all__ = ["Phrase", "StatusLine", "describe", "lay_out", "notice_phrases"]
 
 NAME_WIDTHS: Final = (NAME_WIDTH, 12, 8)
 """The widths a name on the status line is cut to, widest first, as the line narrows."""
@@ -65,7 +65,7 @@ def _wordings(phrase: str) -> tuple[str, ...]:
     return tuple(wordings)
 
 
-def _phrases(notice: str) -> list[Phrase]:
+def notice_phrases(notice: str) -> list[Phrase]:
     """A notice cut into its sentences and clauses, each with its shorter wordings."""
     phrases = []
     for number, line in enumerate(notice.split("\n")):
@@ -149,7 +149,7 @@ class StatusLine(Static):
     def show(self, series: Series, notice: str) -> None:
         """Show `notice`, or the state of `series` when there is none."""
         self.set_class(bool(notice), "-notice")
-        self._phrases = _phrases(notice) if notice else describe(series)
+        self._phrases = notice_phrases(notice) if notice else describe(series)
         self._lay_out()
 
     def on_resize(self) -> None:
