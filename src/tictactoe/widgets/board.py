@@ -65,15 +65,15 @@ class Cell(Button, can_focus=False):
         self.key = ""
         """The digit that takes this square in the current key layout."""
 
-    def show(self, mark: Mark | None, key: str) -> None:
-        """Show `mark` (or `key` while empty)."""
-        if (mark, key) == (self.mark, self.key):
-            return
-        self.mark, self.key = mark, key
-        self.set_class(mark is None, "-empty")
-        self.set_class(mark is Mark.X, "-x")
-        self.set_class(mark is Mark.O, "-o")
-        self._relabel()
+    def show(self, mark: Mark | None, key: str, *, win: bool = False) -> None:
+        """Show `mark` (or `key` while empty), and whether it is in the winning line."""
+        # One restyle for all that changed (a mark placed: -empty off, -x on), none if nothing did.
+        self.update_classes(
+            {"-empty": mark is None, "-x": mark is Mark.X, "-o": mark is Mark.O, "-win": win}
+        )
+        if (mark, key) != (self.mark, self.key):
+            self.mark, self.key = mark, key
+            self._relabel()
 
     def watch_art_room(self) -> None:
         self._relabel()
@@ -154,8 +154,7 @@ class Board(Grid, can_focus=True):
         board = match.board if match else (None,) * 9
         line = match.winning_cells if match else frozenset()
         for cell in self.cells:
-            cell.show(board[cell.cell], self.key_layout.key_for(cell.cell))
-            cell.set_class(cell.cell in line, "-win")
+            cell.show(board[cell.cell], self.key_layout.key_for(cell.cell), win=cell.cell in line)
             cell.set_class(cell.cell == self.cursor, "-cursor")
 
     def move_cursor(self, rows: int, columns: int) -> None:
