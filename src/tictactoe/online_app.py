@@ -132,7 +132,7 @@ class OnlineApp(TicTacToeApp):
                 case Refused(text=text):
                     game = self.online_game
                     if game is not None:
-                        game.notice = text
+                        game.refuse(text)
                 case Ended(text=text, series=series):
                     self._end(text, series)
                     return

@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 FINAL_ONLINE = "Moves are final online."
+REFUSAL_SHOWN = 2.0
+"""Seconds a refusal stays on the status line before a dropped link's countdown resumes."""
 WATCHING = "You are watching: only the players move."
 
 
@@ -212,6 +214,7 @@ class OnlineGameScreen(GameScreen):
         self.away: Away | None = None
         """The seat whose link dropped, while the series waits for it."""
         self._away_at = 0.0
+        self._refused_at = float("-inf")
         self._send = send
         self._said = ""
         """The last notice the authority gave with a state."""
@@ -246,10 +249,16 @@ class OnlineGameScreen(GameScreen):
             return "watching"
         return f"online · {watchers} watching" if watchers else "online"
 
+    def refuse(self, text: str) -> None:
+        """Say why an intent was refused; the countdown of a dropped link leaves it on
+        screen for `REFUSAL_SHOWN` seconds before it counts on."""
+        self.notice = text
+        self._refused_at = time.monotonic()
+
     def _tick(self) -> None:
         """While a seat's link is down, the notice counts its grace time down."""
         away = self.away
-        if away is None:
+        if away is None or time.monotonic() - self._refused_at < REFUSAL_SHOWN:
             return
         left = max(0.0, away.seconds_left - (time.monotonic() - self._away_at))
         name = short(away.name)
@@ -268,7 +277,7 @@ class OnlineGameScreen(GameScreen):
         """Send `intent` to the authority, unless the core already says it is not ours."""
         refusal = self._refusal(intent)
         if refusal is not None:
-            self.notice = refusal
+            self.refuse(refusal)
             return
         self.notice = notice
         self._send(Act(self.version, intent))
