@@ -27,14 +27,7 @@ from tictactoe.series import (
     SeriesError,
     Undo,
 )
-
-intents: st.SearchStrategy[Intent] = st.one_of(
-    st.builds(Play, st.integers(-1, 9)),
-    st.builds(ChooseMark, st.sampled_from(Mark)),
-    st.builds(Confirm, st.integers(0, 8)),
-    st.just(Undo()),
-    st.just(NextMatch()),
-)
+from unit.test_intents import intents
 
 
 @st.composite

@@ -23,12 +23,8 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
+from online.test_end_to_end import words
 from web.conftest import Tab, recorded_results, wait_until
-
-ESCAPES = re.compile(
-    rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Z]|\x1b[=>]"
-)
-"""Terminal control sequences: what is left is the text drawn."""
 
 
 class HostTerminal:
@@ -70,7 +66,7 @@ class HostTerminal:
             self.output += data
 
     def text(self) -> str:
-        return ESCAPES.sub(b"", bytes(self.output)).decode("utf-8", "replace")
+        return words(bytes(self.output))
 
     def find(self, pattern: str, timeout: float = 20) -> re.Match[str]:
         found: list[re.Match[str]] = []
