@@ -3,3 +3,4 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
+"""The version, written here only: the build reads it (pyproject.toml), as does --version."""
