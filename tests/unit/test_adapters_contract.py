@@ -70,10 +70,6 @@ TERMINAL = "tictactoe/adapters/terminal_driver.py"
 
 
 async def test_the_terminal_driver_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
-    from textual._xterm_parser import XTermParser
-
-    parser = XTermParser(False)
-    assert callable(parser.feed) and callable(parser.tick), f"XTermParser changed: see {TERMINAL}"
     pinned(LinuxDriver, "_get_terminal_size", [], TERMINAL)
     pinned(LinuxDriver, "_sigcont_application", ["*_"], TERMINAL)
     pinned(LinuxDriver, "run_input_thread", [], TERMINAL)
@@ -89,9 +85,25 @@ async def test_the_terminal_driver_adapter(monkeypatch: pytest.MonkeyPatch) -> N
             for number, handler in suspend_handlers.items():
                 signal.signal(number, handler)
     has_attributes(
-        driver, ["_file", "_debug", "_must_signal_resume", "fileno", "exit_event"], TERMINAL
+        driver,
+        ["_file", "_debug", "_app", "_must_signal_resume", "fileno", "exit_event"],
+        TERMINAL,
     )
     assert driver._file is sys.__stderr__, f"LinuxDriver no longer draws on _file: see {TERMINAL}"
+
+
+INPUT = "tictactoe/adapters/terminal_input.py"
+
+
+def test_the_terminal_input_adapter() -> None:
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    parser = XTermParser(False)
+    pinned(XTermParser, "feed", ["data"], INPUT)
+    pinned(XTermParser, "tick", [], INPUT)
+    keys = [event for event in parser.feed("5") if isinstance(event, events.Key)]
+    assert [key.key for key in keys] == ["5"], f"XTermParser no longer reads keys: see {INPUT}"
 
 
 SERVED = "tictactoe/adapters/served_driver.py"
@@ -101,7 +113,15 @@ async def test_the_served_driver_adapter(monkeypatch: pytest.MonkeyPatch) -> Non
     pinned(WebDriver, "run_input_thread", [], SERVED)
     with a_pipe_as_stdin(monkeypatch):
         driver = WebDriver(App(), debug=False, mouse=True, size=(80, 24))
-    has_attributes(driver, ["_write", "_app", "fileno", "exit_event"], SERVED)
+    has_attributes(
+        driver,
+        ["_write", "_app", "_debug", "_input_reader", "_on_meta", "fileno", "exit_event"],
+        SERVED,
+    )
+    from textual.drivers._byte_stream import ByteStream
+
+    packets = list(ByteStream().feed(b"D\x00\x00\x00\x01x"))
+    assert packets == [("D", b"x")], f"ByteStream no longer reads packets: see {SERVED}"
     written: list[bytes] = []
     driver._write = written.append  # type: ignore[assignment]
     driver.write("x")
@@ -167,6 +187,7 @@ CRASH = "tictactoe/adapters/crash.py"
 def test_the_crash_adapter() -> None:
     pinned(App, "_handle_exception", ["error"], CRASH)
     pinned(App, "_print_error_renderables", [], CRASH)
+    pinned(App, "panic", ["*renderables"], CRASH)
 
     reports: list[Sequence[RenderableType]] = []
 
@@ -178,7 +199,7 @@ def test_the_crash_adapter() -> None:
             reports.append(details)
 
     app = Failing()
-    has_attributes(app, ["_exit_renderables"], CRASH)
+    has_attributes(app, ["_exit_renderables", "_return_code"], CRASH)
     app.run(headless=True)
     assert app.return_code == 1
     assert len(reports) == 1 and reports[0], (

@@ -7,8 +7,9 @@ sentence, and lets an application call some errors expected (`is_expected_error`
 nothing that was not ending already.
 
 Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`): the
-overrides of `App._handle_exception` and `App._print_error_renderables`, and the list
-`App._exit_renderables` they read.
+overrides of `App._handle_exception` and `App._print_error_renderables`, the list
+`App._exit_renderables` they read, and `App._return_code`, which `panic` sets as
+`_handle_exception` does.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ class CrashReporting(App[ResultType]):
         if self.is_expected_error(error):
             return
         super()._handle_exception(error)
+
+    def panic(self, *renderables: RenderableType) -> None:
+        """Textual's drivers panic on an error in their input thread and leave status 0: an
+        unexpected error leaves 1, as one raised in the app does."""
+        self._return_code = 1
+        super().panic(*renderables)
 
     def _print_error_renderables(self) -> None:
         details = list(self._exit_renderables)

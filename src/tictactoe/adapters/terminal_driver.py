@@ -10,9 +10,11 @@
   failed write. This one sends the process the SIGHUP that a hang-up stands for, once,
   and writes to the null device from then on.
 
+- Its input is read by `KeyReader` (see `terminal_input`): no byte ends the game.
+
 Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`):
-`textual._xterm_parser.XTermParser`, `LinuxDriver._get_terminal_size`,
-`LinuxDriver._sigcont_application`, and the attributes `_file`, `_debug` and
+`LinuxDriver._get_terminal_size`,
+`LinuxDriver._sigcont_application`, and the attributes `_file`, `_debug`, `_app` and
 `_must_signal_resume` that `LinuxDriver.__init__` sets.
 """
 
@@ -23,13 +25,12 @@ import selectors
 import signal
 import sys
 import threading
-from codecs import getincrementaldecoder
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
+from tictactoe.adapters.terminal_input import KeyReader
 from tictactoe.process import screen_file
 
 if TYPE_CHECKING:
@@ -74,9 +75,9 @@ class TerminalDriver(LinuxDriver):
             super()._sigcont_application()
 
     def run_input_thread(self) -> None:
-        """Textual's input loop, except that reading nothing means the terminal has gone."""
-        parser = XTermParser(self._debug)
-        decode = getincrementaldecoder("utf-8")().decode
+        """Textual's input loop, except that reading nothing means the terminal has gone, any
+        byte is survived and a flood is held back (`KeyReader`)."""
+        reader = KeyReader(self._debug)
         with selectors.SelectSelector() as selector:  # kqueue cannot watch a terminal on macOS
             selector.register(self.fileno, selectors.EVENT_READ)
             while not self.exit_event.is_set():
@@ -88,10 +89,11 @@ class TerminalDriver(LinuxDriver):
                     if not data:
                         self._hang_up()
                         return
-                    for event in parser.feed(decode(data)):
+                    for event in reader.feed(data):
                         self.process_message(event)
-                for event in parser.tick():
+                for event in reader.tick():
                     self.process_message(event)
+                reader.keep_up(self._app, self.exit_event)
 
     def _hang_up(self) -> None:
         """The terminal has gone: nothing more reaches it, and the game is told by SIGHUP."""

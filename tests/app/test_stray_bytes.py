@@ -1,0 +1,150 @@
+"""No byte a terminal sends ends a game: invalid UTF-8, malformed sequences, a flood.
+
+The game runs as a real process in a pseudo-terminal (`Terminal` from `test_process`), and the
+bytes go in as a terminal would send them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import select
+import time
+from pathlib import Path
+
+import pytest
+
+from app.test_process import Terminal, play_a_win_for_ada
+from tictactoe.adapters.terminal_input import KeyReader
+
+STRAY = {
+    "a Latin-1 é": b"\xe9",
+    "a lone 0xff": b"\xff",
+    "a broken two-byte character": b"\xc3(",
+    "a code point past Unicode": b"\x1b[1114112u",
+    "a number past any integer": b"\x1b[99999999999999999999A",
+    "a mouse report past any integer": b"\x1b[<0;99999999999999999999;1M",
+    "a key report past any integer": b"\x1b[27;99999999999999999999;53~",
+}
+
+
+def rss_of_tree(pid: int) -> int:
+    """Bytes of memory the process `pid` and its children hold (VmRSS)."""
+    total = 0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) * 1024
+        children = Path(f"/proc/{current}/task/{current}/children")
+        if children.exists():
+            pids += [int(child) for child in children.read_text().split()]
+    return total
+
+
+@pytest.mark.parametrize("stray", STRAY.values(), ids=STRAY.keys())
+def test_stray_bytes_on_the_board_end_nothing_and_the_next_move_counts(stray: bytes) -> None:
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    game.read_until(b"choose your mark")
+    game.type(b"x", screen_after=b"Ada (X) to move")
+    game.type(stray, b"7", b"4", b"8", b"5", b"9", screen_after=b"Ada wins!")
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+    assert b"Ada    1" in game.after_the_game
+
+
+def flood(size: int) -> bytes:
+    """Bytes no key is bound to: high bytes (mostly invalid UTF-8) and malformed sequences."""
+    rng = random.Random(27)
+    parts: list[bytes] = []
+    total = 0
+    sequences = list(STRAY.values())
+    while total < size:
+        part = bytes(rng.randrange(0x80, 0x100) for _ in range(rng.randrange(1, 64)))
+        part += rng.choice(sequences)
+        parts.append(part)
+        total += len(part)
+    return b"".join(parts)[:size]
+
+
+def test_ten_megabytes_of_garbage_are_held_back_and_the_game_plays_on() -> None:
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    game.read_until(b"choose your mark")
+    game.type(b"x", screen_after=b"Ada (X) to move")
+    time.sleep(0.5)
+    before = rss_of_tree(game.pid)
+    garbage = memoryview(flood(10 * 1024 * 1024))
+    sent = 0
+    os.set_blocking(game.fd, False)
+    deadline = time.monotonic() + 8
+    while sent < len(garbage) and time.monotonic() < deadline:
+        readable, writable, _ = select.select([game.fd], [game.fd], [], 0.05)
+        if readable:
+            game.drain()
+        if writable:
+            with contextlib.suppress(BlockingIOError):
+                sent += os.write(game.fd, garbage[sent : sent + 65536])
+    grown = rss_of_tree(game.pid) - before
+    os.set_blocking(game.fd, True)
+    assert game.status(block=False) is None, "the game ended"
+    assert grown < 30 * 1024 * 1024, f"the game grew by {grown / 2**20:.0f} MiB"
+    game.output = b""
+    game.type(b"7", b"4", b"8", b"5", b"9", screen_after=b"Ada wins!")
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+
+
+@pytest.mark.parametrize("stray", STRAY.values(), ids=STRAY.keys())
+def test_the_reader_drops_what_it_cannot_read_and_reads_on(stray: bytes) -> None:
+    reader = KeyReader()
+    keys = [getattr(event, "key", None) for event in reader.feed(stray + b"5")]
+    assert keys[-1] == "5"
+
+
+def test_the_reader_reads_a_character_split_across_reads() -> None:
+    reader = KeyReader()
+    first = list(reader.feed("é".encode()[:1]))
+    second = [getattr(event, "character", None) for event in reader.feed("é".encode()[1:])]
+    assert first == [] and second == ["é"]
+
+
+def test_a_game_ended_by_play_still_leaves_0_after_stray_bytes_at_the_dialog(
+    tmp_path: Path,
+) -> None:
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    game.read_until(b"choose your mark")
+    os.write(game.fd, b"".join(STRAY.values()))
+    time.sleep(0.3)
+    play_a_win_for_ada(game)
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+
+
+CRASH_IN_THE_INPUT_THREAD = (
+    "import tictactoe.adapters.terminal_input as terminal_input;"
+    "terminal_input.KeyReader.tick = lambda self: 1 / 0;"
+    "from tictactoe.__main__ import main;"
+    "raise SystemExit(main())"
+)
+"""The game, with a bug planted in the thread that reads the terminal."""
+
+
+def test_an_error_in_the_input_thread_leaves_1_as_any_unexpected_error(tmp_path: Path) -> None:
+    game = Terminal(
+        "--player1",
+        "Ada",
+        "--player2",
+        "Bob",
+        "--no-save",
+        code=CRASH_IN_THE_INPUT_THREAD,
+        env={"XDG_STATE_HOME": str(tmp_path / "state")},
+    )
+    assert game.finish() == 1
+    assert b"Traceback" not in game.output
+    assert b"stopped after an unexpected error" in game.output
