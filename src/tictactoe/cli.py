@@ -223,6 +223,12 @@ def parse_serve(argv: Sequence[str]) -> ServeConfig:
 
     parser = _parsers()[1]["serve"]
     args = parser.parse_args(argv)
+    if args.ssh_port is not None and sys.platform == "win32":
+        parser.exit(
+            2,
+            f"{parser.prog}: the SSH door (--ssh-port) needs Linux or macOS; the browser door"
+            " works on Windows too.\n",
+        )
     game = _game_config(parser, args)
     return ServeConfig(
         host=args.host,
@@ -413,6 +419,13 @@ def play_online(argv: Sequence[str]) -> int:
     """`tictactoe host` or `tictactoe join`: one seat of a series online; the exit status."""
     import asyncio
 
+    if sys.platform == "win32":  # the doors give each friend a pty and a process group
+        print(
+            f"tictactoe {argv[0]}: hosting a series needs Linux or macOS (from Windows, join"
+            " a friend's series with ssh or a web browser).",
+            file=sys.stderr,
+        )
+        return 2
     config, setup, host = parse_online(argv)
     problem = terminal_problem()
     if problem is not None:

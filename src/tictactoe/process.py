@@ -7,6 +7,7 @@ end the process quietly: Ctrl-C while the modules import leaves no traceback.)
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import sys
@@ -44,6 +45,9 @@ _deadline: threading.Timer | None = None
 
 _wakeup: tuple[socket.socket, socket.socket] | None = None
 """While the game runs: the pair of sockets through which a signal wakes its loop."""
+
+_relay: threading.Thread | None = None
+"""While the game runs on a loop that watches no sockets: the thread that wakes it instead."""
 
 
 def terminal_problem() -> str | None:
@@ -90,7 +94,7 @@ def signals_stop(stop: Callable[[int], None]) -> Iterator[None]:
     game. Outside the game's loop (before it starts, after it ends) there is nothing
     to keep or restore: a signal ends the process at once, quietly.
     """
-    global _stop, _wakeup
+    global _stop, _wakeup, _relay
     before = {number: signal.getsignal(number) for number in SIGNALS}
     _stop = stop
     _wakeup = socket.socketpair()
@@ -106,6 +110,11 @@ def signals_stop(stop: Callable[[int], None]) -> Iterator[None]:
         for number, handler in before.items():
             signal.signal(number, signal.SIG_DFL if handler is None else handler)
         signal.set_wakeup_fd(wakeup_before)
+        if _relay is not None:  # it ends on the next byte, now that `_stop` is None
+            with suppress(OSError):
+                _wakeup[1].send(b"\0")
+            _relay.join()
+            _relay = None
         for end in _wakeup:
             end.close()
         _wakeup = None
@@ -119,19 +128,42 @@ def signals_wake(loop: AbstractEventLoop) -> None:
     screen in two more). While the game waits for a key, the main thread sleeps in the
     loop's wait for input, and the handler would wait with it, for the next key. Python
     also writes a byte for each signal to a socket (`signals_stop` sets it): the loop
-    watches it, and waking is enough for the handler to run. (Nothing to do when no
-    `signals_stop` is in force, as when tests run the app.)
+    watches it, and waking is enough for the handler to run. A loop that watches no
+    sockets (Windows' own) is woken by a thread that waits for that byte. (Nothing to do
+    when no `signals_stop` is in force, as when tests run the app.)
     """
+    global _relay
     if _wakeup is None:
         return
     wakeups = _wakeup[0]
+    try:
+        loop.add_reader(wakeups.fileno(), _drain, wakeups)
+    except NotImplementedError:
+        _relay = threading.Thread(
+            target=_wake_on_signals, args=(wakeups, loop), name="signal-wakeup", daemon=True
+        )
+        _relay.start()
 
-    def drain() -> None:
-        with suppress(OSError):  # nothing more to read
-            while wakeups.recv(512):
-                pass
 
-    loop.add_reader(wakeups.fileno(), drain)
+def _drain(wakeups: socket.socket) -> None:
+    with suppress(OSError):  # nothing more to read
+        while wakeups.recv(512):
+            pass
+
+
+def _wake_on_signals(wakeups: socket.socket, loop: AbstractEventLoop) -> None:
+    """Wake `loop` whenever a signal's byte reaches `wakeups`, until `signals_stop` ends."""
+    while True:
+        select.select([wakeups], [], [])
+        _drain(wakeups)
+        if _stop is None:
+            return
+        with suppress(RuntimeError):  # the loop has closed: nothing left to wake
+            loop.call_soon_threadsafe(_awake)
+
+
+def _awake() -> None:
+    """Nothing: the loop's waking up is what matters (the signal's handler runs then)."""
 
 
 def _on_signal(number: int, _frame: object) -> None:

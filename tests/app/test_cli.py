@@ -368,3 +368,48 @@ def test_a_server_runs_with_the_collector_on(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr("tictactoe.web.serve", serve)
     assert cli.main(["serve", "--port", "0"]) == 0
     assert seen == [True]
+
+
+# Windows: the local game and `serve` run there; hosting (ptys, process groups) does not.
+
+
+@pytest.fixture
+def on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sys.platform` says Windows, and what Windows lacks cannot be imported (nor anything
+    of the online doors, which would need it)."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    for name in ("fcntl", "termios", "pty", "tty"):
+        monkeypatch.setitem(sys.modules, name, None)  # `import fcntl` raises ImportError
+    for name in ("tictactoe.online.ssh_door", "tictactoe.online.hosting"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+
+
+@pytest.mark.usefixtures("on_windows")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["host"],
+        ["host", "--player1", "Ada", "--ssh-port", "0"],
+        ["host", "--help"],
+        ["join", "--link", "ws://127.0.0.1:1/"],  # what the doors run, on the host's machine
+    ],
+)
+def test_host_on_windows_says_in_one_sentence_that_hosting_needs_linux_or_macos(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"tictactoe {argv[0]}: hosting a series needs Linux or macOS")
+    assert err.count(".") == 1 and err.endswith(".\n")
+
+
+@pytest.mark.usefixtures("on_windows")
+def test_serve_on_windows_refuses_only_the_ssh_door(capsys: pytest.CaptureFixture[str]) -> None:
+    config = cli.parse_serve(["--port", "0"])
+    assert config.ssh_port is None
+    with pytest.raises(SystemExit) as exit_info:
+        cli.parse_serve(["--port", "0", "--ssh-port", "0"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tictactoe serve: ") and "SSH door" in err and "Linux or macOS" in err
