@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
+from textual.timer import Timer
 
 from tictactoe.adapters.crash import CrashReporting
 from tictactoe.config import GameConfig
@@ -70,6 +71,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """Theme and digit layout, remembered across runs."""
         self._recorded = 0
         """How many matches of the series have been handed to the record."""
+        self._record_news: Timer | None = None
+        """Asks the record's writer thread for its notices while it has work."""
         self.series: Series | None = None
         """The series as of its start or its last finished match: the score to print,
         however the session ends (an unexpected error included)."""
@@ -197,8 +200,7 @@ class TicTacToeApp(CrashReporting[Series | None]):
             self.series = result
             self._record(result)
         if self._game_record is not None:
-            self._game_record.save_pending()
-            self._game_record.close()
+            self._game_record.finish()  # waits a bounded time for what is being written
         super().exit(result, return_code, message)
 
     async def on_event(self, event: events.Event) -> None:
@@ -234,6 +236,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
             where = f"The details are in {CRASH_LOG}."
         except OSError:
             where = "The details could not be written down."
+        if self._game_record is not None:
+            self._game_record.finish()
         unsaved = self.unsaved_matches
         saved = (
             "finished matches are saved"
@@ -259,15 +263,28 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """Record each finished match of `series` not recorded yet (in order, once each).
 
         Called when a match ends and again on the way out, so a match that ended just
-        before a quit (both typed in one burst) is never lost.
+        before a quit (both typed in one burst) is never lost. The record's own thread
+        writes them: the game goes on at once, whatever the file does.
         """
         from tictactoe.record import MatchRecord
 
         for finished in series.finished[self._recorded :]:
-            self.record.add(MatchRecord.of(series.players, finished))
+            self.record.queue(MatchRecord.of(series.players, finished))
             self._recorded += 1
-        if self._game_record is not None:
-            self._warn(self._game_record.take_notices())
+        self._hear_from_record()
+        record = self._game_record
+        if self._record_news is None and not self._leaving and record and record.busy:
+            self._record_news = self.set_interval(0.2, self._hear_from_record)
+
+    def _hear_from_record(self) -> None:
+        """Tell what the record had to say; stop asking once its writer has no more work."""
+        record = self._game_record
+        if record is None:
+            return
+        self._warn(record.take_notices())
+        if self._record_news is not None and not record.busy:
+            self._record_news.stop()
+            self._record_news = None
 
     async def action_quit(self) -> None:
         """Leave: every key typed before this has been applied; the score is printed."""

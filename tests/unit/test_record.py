@@ -292,7 +292,7 @@ def test_every_sort_reads_an_index_not_the_whole_table(
     seen: list[str] = []
     db = sqlite3.connect(tmp_path / "record.sqlite3")
     db.set_trace_callback(seen.append)
-    record_db = record._connection()
+    record_db = record._reader  # the connection the record screen's queries go through
     assert record_db is not None
     record_db.set_trace_callback(seen.append)
     record.players(sort, descending=descending)
@@ -512,7 +512,7 @@ def test_a_failure_that_may_pass_counts_one_match_in_the_singular(tmp_path: Path
     record.add(played(ADA, BOB))
     (notice,) = record.take_notices()
     assert notice.endswith(
-        "Play goes on. 1 finished match is kept in memory and tried again after each match"
+        "Play goes on. 1 finished match is kept in memory and tried again as play goes on"
         " and at quit."
     )
     assert record.where().startswith("1 match of this session not saved yet")

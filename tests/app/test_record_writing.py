@@ -1,0 +1,153 @@
+"""Writing the record while people play: the game never waits for the file, nothing is lost.
+
+The real app, driven with Pilot, records into a file under tmp_path while another
+connection (as another program would) holds the file's lock, deletes it, or replaces it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from app.conftest import HOT_SEAT, Driver, Start
+from tictactoe.record import GameRecord
+
+ADA_WINS = ("x", "7", "4", "8", "5", "9")
+"""Ada takes X and the top row (keypad digits) while Bob takes two of the middle row."""
+BOB_WINS = ("n", "o", "5", "7", "4", "8", "6")
+"""The next match: Bob chooses O, moves first and takes the middle row."""
+ADA_AGAIN = ("n", "x", "7", "4", "8", "5", "9")
+"""The match after: Ada chooses X again and takes the top row."""
+
+
+def saving(tmp_path: Path) -> dict[str, Any]:
+    """Config overrides that keep the record and the settings in `tmp_path`."""
+    return {
+        "save": True,
+        "record_file": tmp_path / "record.sqlite3",
+        "settings_file": tmp_path / "settings.json",
+    }
+
+
+def winners(path: Path) -> list[str]:
+    """The winner of each recorded match, oldest first, read by a record of its own."""
+    record = GameRecord(path)
+    try:
+        return [
+            match.players[match.winner].name if match.winner is not None else "draw"
+            for match in reversed(record.recent())
+        ]
+    finally:
+        record.close()
+
+
+async def eventually(ui: Driver, condition: Callable[[], bool], within: float = 15) -> None:
+    """Let the app run until `condition` holds."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "it did not happen in time"
+        await ui.pilot.pause(0.05)
+
+
+@asynccontextmanager
+async def longest_pause() -> AsyncIterator[list[float]]:
+    """The longest time the event loop (the app's and the test's) went without a turn."""
+    gaps = [0.0]
+
+    async def tick() -> None:
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.005)
+            now = time.monotonic()
+            gaps[0] = max(gaps[0], now - last)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    try:
+        yield gaps
+    finally:
+        ticker.cancel()
+
+
+def lock(path: Path) -> sqlite3.Connection:
+    """Another program holding the record's write lock, as `sqlite3` with BEGIN EXCLUSIVE."""
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("INSERT INTO imports (digest, source, imported_at) VALUES ('d', 's', 't')")
+    return other
+
+
+def unlock(other: sqlite3.Connection) -> None:
+    other.execute("ROLLBACK")
+    other.close()
+
+
+def notifications(ui: Driver) -> list[str]:
+    return [notification.message for notification in ui.app._notifications]
+
+
+async def test_a_record_locked_by_another_program_never_holds_the_game(
+    start: Start, tmp_path: Path
+) -> None:
+    path = tmp_path / "record.sqlite3"
+    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+        await ui.press(*ADA_WINS)
+        await eventually(ui, lambda: winners(path) == ["Ada"])
+        other = lock(path)
+        try:
+            async with longest_pause() as gaps:
+                await ui.press(*BOB_WINS)
+                assert ui.status().startswith("Bob wins!")
+                await ui.press(*ADA_AGAIN)
+                assert ui.status().startswith("Ada wins!")
+            assert gaps[0] < 0.5, f"the game stood still for {gaps[0]:.1f} s"
+            assert winners(path) == ["Ada"]
+            await eventually(ui, lambda: any("locked" in text for text in notifications(ui)))
+            assert ui.app.unsaved_matches == 2
+        finally:
+            unlock(other)
+        # Saved when the lock goes, without waiting for another match or the quit, in order.
+        await eventually(ui, lambda: winners(path) == ["Ada", "Bob", "Ada"])
+        await eventually(ui, lambda: f"The game record {path} is saved again." in notifications(ui))
+        assert ui.app.unsaved_matches == 0
+
+
+async def test_the_last_save_at_quit_waits_for_a_lock_that_goes_soon(
+    start: Start, tmp_path: Path
+) -> None:
+    path = tmp_path / "record.sqlite3"
+    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+        await ui.press(*ADA_WINS)
+        await eventually(ui, lambda: winners(path) == ["Ada"])
+        other = lock(path)
+        await ui.press(*BOB_WINS)
+        release = threading.Timer(0.5, unlock, (other,))  # the quit may hold this loop
+        release.start()
+        await ui.press("q")
+        release.join()
+    assert ui.app.unsaved_matches == 0
+    assert winners(path) == ["Ada", "Bob"]
+
+
+async def test_the_last_save_at_quit_gives_up_on_a_lock_held_on(
+    start: Start, tmp_path: Path
+) -> None:
+    path = tmp_path / "record.sqlite3"
+    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+        await ui.press(*ADA_WINS)
+        await eventually(ui, lambda: winners(path) == ["Ada"])
+        other = lock(path)
+        try:
+            began = time.monotonic()
+            await ui.press(*BOB_WINS, "q")
+            assert time.monotonic() - began < 15, "the quit waits a bounded time"
+        finally:
+            unlock(other)
+    assert ui.app.unsaved_matches == 1, "the last words say what could not be saved"
+    assert winners(path) == ["Ada"]
