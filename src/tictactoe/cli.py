@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.cells import cell_len
 
@@ -67,15 +68,32 @@ def build_parser() -> argparse.ArgumentParser:
     return _parsers()[0]
 
 
+_EPILOG = """\
+With both names (or --vs computer and --player1) the new-game screen is
+skipped. A command takes its own options after its name (tictactoe serve
+--help).
+
+examples:
+  tictactoe                              names and opponent asked on screen
+  tictactoe --player1 Ada --player2 Bob  hot seat, straight to the first match
+  tictactoe --vs computer --level hard   you against the computer at its best
+  tictactoe --keys phone --no-save       1 2 3 on the top row; nothing kept
+  tictactoe serve                        the game in web browsers, one per tab
+  tictactoe host --player1 Ada           a series for a friend online
+"""
+"""The end of `tictactoe --help`, laid out as it is written."""
+
+
 def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The parser of `tictactoe`, and those of its commands by name."""
+    """The parser of `tictactoe`, and those of its commands by name (`join`, what the doors
+    run, is not listed)."""
     parser = argparse.ArgumentParser(
         prog="tictactoe",
         usage="%(prog)s [options]\n       %(prog)s COMMAND [options]",
-        description="Tic-tac-toe in the terminal: hot seat, against the computer, or a friend"
-        " online.",
-        epilog="With both names (or --vs computer and --player1) the new-game screen is skipped."
-        " A command takes its own options after its name (tictactoe serve --help).",
+        description="Tic-tac-toe in the terminal: hot seat, against the computer, or a friend\n"
+        "online.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_game_options(parser.add_argument)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -122,12 +140,17 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         "--listen", metavar="ADDRESS", default=None, help="the one address the doors listen on"
     )
     host.add_argument(
-        "--ssh-port", type=_port, default=2222, help="the SSH door's port (default: 2222; 0: any)"
+        "--ssh-port",
+        type=_port,
+        default=2222,
+        metavar="PORT",
+        help="the SSH door's port (default: 2222; 0: any)",
     )
     host.add_argument(
         "--web-port",
         type=_port,
         default=8000,
+        metavar="PORT",
         help="the browser door's port (default: 8000; 0: any)",
     )
     host.add_argument("--no-web", action="store_true", help="no browser door: ssh only")
@@ -143,7 +166,6 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     join = commands.add_parser(
         "join",
         prog="tictactoe join",
-        help="join a series hosted on this machine (what the host's doors run for a friend)",
         description="Join a series hosted on this machine through its loopback link.",
         allow_abbrev=False,
     )
@@ -207,11 +229,53 @@ def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
 
 def parse_config(argv: Sequence[str] | None = None) -> GameConfig:
     """The session's setup from the command line; argparse exits on bad values."""
-    parser, _ = _parsers()
+    parser, commands = _parsers()
+    unknown = _unknown_word(sys.argv[1:] if argv is None else argv, commands)
+    if unknown is not None:
+        parser.error(unknown)
     args = parser.parse_args(argv)
     if args.command is not None:
         parser.error(f"the options of {args.command} go after it: tictactoe {args.command} ...")
     return _game_config(parser, args)
+
+
+class _OptionsAlone(argparse.ArgumentParser):
+    """The game's options without the commands, raising ArgumentError instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise argparse.ArgumentError(None, message)
+
+
+def _unknown_word(argv: Sequence[str], commands: Collection[str]) -> str | None:
+    """What to say of the first word of `argv` that is neither an option of the game nor one
+    of `commands`; None when there is none (anything else wrong is the full parser's to say).
+
+    argparse would take the word after an unknown option for a command ("--levle hard":
+    "invalid choice: 'hard'"), and list every command, the unlisted `join` too.
+    """
+    known = _OptionsAlone(add_help=False)
+    actions = [known.add_argument(name, action="store_true") for name in ("-h", "--help")]
+
+    def add_argument(*args: Any, **kwargs: Any) -> argparse.Action:
+        actions.append(known.add_argument(*args, **kwargs))
+        return actions[-1]
+
+    _add_game_options(add_argument)
+    actions.append(known.add_argument("--version", action="store_true"))
+    try:
+        _, extras = known.parse_known_args(argv)
+    except argparse.ArgumentError:  # a known option's bad value, or an ambiguous one
+        return None
+    if not extras or extras[0] in commands:
+        return None
+    if not extras[0].startswith("-"):
+        return f"{extras[0]!r} is neither an option nor a command (tictactoe --help lists both)"
+    option = extras[0].partition("=")[0]
+    shown = (action for action in actions if action.help != argparse.SUPPRESS)
+    listed = [name for action in shown for name in action.option_strings]
+    near = difflib.get_close_matches(option, listed, n=1)
+    hint = f"did you mean {near[0]}?" if near else "tictactoe --help lists the options"
+    return f"unknown option {option} ({hint})"
 
 
 def parse_serve(argv: Sequence[str]) -> ServeConfig:

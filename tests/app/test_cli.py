@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import io
+import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -190,7 +192,7 @@ def test_keys_phone_delay_seed_and_no_save(tmp_path: Path) -> None:
         (["--vs", "person", "--level", "hard"], "--level only applies"),
         (["--vs", "computer", "--player2", "Bob"], "--player2 does not apply"),
         (["--player1", "Ada", "--player2", " ADA "], "must differ"),
-        (["--bogus"], "unrecognized"),
+        (["--bogus"], "unknown option --bogus"),
     ],
 )
 def test_bad_values_exit_with_status_2_and_say_why(
@@ -413,3 +415,85 @@ def test_serve_on_windows_refuses_only_the_ssh_door(capsys: pytest.CaptureFixtur
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("tictactoe serve: ") and "SSH door" in err and "Linux or macOS" in err
+
+
+# --help as a person reads it.
+
+
+def help_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """What `tictactoe ARGV --help` prints (it exits with status 0)."""
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([*argv, "--help"])
+    assert exit_info.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_join_what_the_doors_run_is_not_listed_but_still_works(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    commands = re.findall(r"^ {1,8}(\w+) ", help_of([], capsys), re.MULTILINE)
+    assert "host" in commands and "join" not in commands  # a wrapped line is indented more
+    _, setup, host = cli.parse_online(["join", "--link", "ws://127.0.0.1:1/"])
+    assert setup.link_url == "ws://127.0.0.1:1/" and host is None
+
+
+@pytest.mark.parametrize("command", [[], ["serve"], ["host"]], ids=["tictactoe", "serve", "host"])
+def test_every_port_option_is_shown_with_port(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = re.findall(r"(--[\w-]*port)(?:[ =](\w+))?", help_of(command, capsys))
+    assert all(metavar == "PORT" for _, metavar in shown), shown
+    assert bool(shown) == bool(command)  # the game alone listens on nothing
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--levle", "hard"], "--levle"),
+        (["--levle=hard"], "--levle"),
+        (["--player1", "Ada", "--colour", "red", "--player2", "Bob"], "--colour"),
+        (["--vs", "computer", "--levle", "serve"], "--levle"),
+    ],
+)
+def test_an_unknown_option_is_named_in_one_sentence_not_taken_for_a_command(
+    argv: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code(argv) == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.startswith(f"tictactoe: error: unknown option {named}"), error
+    assert "COMMAND" not in error and "choice" not in error
+    assert error.count(".") <= 1
+
+
+@pytest.mark.parametrize("argv", [["hard"], ["--player1", "Ada", "Bob"]])
+def test_a_stray_word_is_named_and_no_unlisted_command_is_shown(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code(argv) == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error == (
+        f"tictactoe: error: {argv[-1]!r} is neither an option nor a command"
+        " (tictactoe --help lists both)"
+    )
+
+
+def test_a_near_miss_is_told_the_option_it_resembles(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code(["--levle", "hard"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "tictactoe: error: unknown option --levle (did you mean --level?)"
+    )
+
+
+def test_the_help_ends_with_examples_that_all_work(capsys: pytest.CaptureFixture[str]) -> None:
+    help_text = help_of([], capsys)
+    _, found, examples = help_text.partition("\nexamples:\n")
+    assert found, help_text
+    commands = [shlex.split(line.split("  ")[1])[1:] for line in examples.strip().splitlines()]
+    assert len(commands) >= 4 and {"serve", "host"} <= {argv[0] for argv in commands if argv}
+    for argv in commands:
+        if argv[:1] == ["serve"]:
+            cli.parse_serve(argv[1:])
+        elif argv[:1] == ["host"]:
+            cli.parse_online(argv)
+        else:
+            cli.parse_config(argv)
