@@ -170,7 +170,6 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         allow_abbrev=False,
     )
     join.add_argument("--link", required=True, metavar="URL", help="the host's loopback link")
-    join.add_argument("--code", default=None, help="the series' code (asked if not given)")
     join.add_argument("--peer", default="127.0.0.1", help=argparse.SUPPRESS)
     join.add_argument("--keys", choices=[layout.value for layout in KeyLayout], default=None)
     return parser, {"serve": serve, "host": host, "join": join}
@@ -305,7 +304,7 @@ def parse_serve(argv: Sequence[str]) -> ServeConfig:
 def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig | None]:
     """What `tictactoe host` or `tictactoe join` was asked for (`argv` starts with the
     command); argparse exits on bad values."""
-    from tictactoe.online.hosting import HostConfig
+    from tictactoe.online.hosting import JOIN_CODE, JOIN_DOOR_KEY, HostConfig
     from tictactoe.online_app import JoinSetup
 
     command, parser = argv[0], _parsers()[1][argv[0]]
@@ -313,7 +312,13 @@ def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig
     keys = KeyLayout(args.keys) if args.keys else None
     if command == "join":
         config = GameConfig(keys=keys, save=False)
-        return config, JoinSetup(link_url=args.link, code=args.code, peer=args.peer), None
+        setup = JoinSetup(
+            link_url=args.link,
+            code=os.environ.pop(JOIN_CODE, None),
+            door_key=os.environ.pop(JOIN_DOOR_KEY, None),
+            peer=args.peer,
+        )
+        return config, setup, None
     config = GameConfig(
         player1=args.player1,
         first_move=FirstMove(args.first),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.names import short
+from tictactoe.names import DEFAULT_NAMES, clean_name, short
 from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import (
@@ -51,7 +51,9 @@ class JoinSetup:
     """The authority's loopback websocket (a friend's seat); empty for the host, whose
     doors are opened by this app."""
     code: str | None = None
-    """The series' code when the door carried it; else the join screen asks."""
+    """The series' code, as the door that started this game carried it."""
+    door_key: str | None = None
+    """The doors' key, as the door that started this game carried it."""
     peer: str = "127.0.0.1"
     """The address the friend came from, as the door saw it (for the throttle and logs)."""
     host: Callable[[str], Awaitable[Hosting]] | None = None
@@ -98,10 +100,15 @@ class OnlineApp(TicTacToeApp):
                 except OSError as error:
                     return f"The doors cannot open: {error.strerror or error}."
             url, token, code = self.hosting.link_url, self.hosting.host_token, self.hosting.code
+        hello = Hello(
+            code=code,
+            name=clean_name(name, DEFAULT_NAMES[0]),
+            peer=self.setup.peer,
+            host_token=token,
+            door_key=self.setup.door_key,
+        )
         try:
-            self.link = await AuthorityLink.open(
-                url, Hello(code=code, name=name, peer=self.setup.peer, host_token=token)
-            )
+            self.link = await AuthorityLink.open(url, hello)
         except LinkDenied as denied:
             return str(denied)
         except LinkError:

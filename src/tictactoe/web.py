@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import aiohttp_jinja2
 import jinja2
@@ -41,6 +41,8 @@ from textual_serve.download_manager import DownloadManager
 from yarl import URL
 
 from tictactoe.adapters.app_process import AppProcess
+from tictactoe.addresses import is_loopback, url_host
+from tictactoe.online.code_gate import TOO_MANY_GAMES, CodeGate, Refusal, form_page
 
 if TYPE_CHECKING:
     from tictactoe.online.ssh_door import SshDoor
@@ -77,6 +79,32 @@ MAX_SIZE: Final = (1000, 500)
 MAX_SSH_SESSIONS: Final = 64
 """The most SSH sessions `serve --ssh-port` runs games for at once."""
 
+MAX_GAMES: Final = 64
+"""The most games a server runs for browser tabs at once."""
+
+MAX_FRAME: Final = 64 * 1024
+"""The largest message a tab may send, in bytes (a paste of a page of text)."""
+
+FRAME_RATE: Final = 200.0
+"""Messages a tab may send a second, in bursts of as many; faster ones wait."""
+
+
+class _Pace:
+    """Lets `rate` events a second through, in bursts of as many; the rest wait their turn."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.tokens = rate
+        self.stamp = time.monotonic()
+
+    async def wait(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.rate, self.tokens + (now - self.stamp) * self.rate) - 1
+        self.stamp = now
+        if self.tokens < 0:
+            await asyncio.sleep(-self.tokens / self.rate)
+
+
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
@@ -99,17 +127,6 @@ def game_command(game_args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", "tictactoe", *game_args]
 
 
-def is_loopback(host: str) -> bool:
-    """True for a name or address that only this machine can reach."""
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def fits(width: int, height: int) -> bool:
     """A terminal size a page can ask for: from one cell to `MAX_SIZE`."""
     return 0 < width <= MAX_SIZE[0] and 0 < height <= MAX_SIZE[1]
@@ -123,10 +140,6 @@ def _number(text: str | None, default: int) -> int:
         return default
 
 
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
 class GameSession(AppProcess):
     """One browser tab's game: a child process that speaks Textual's web protocol.
 
@@ -138,10 +151,15 @@ class GameSession(AppProcess):
     quit_grace = QUIT_GRACE
     kill_grace = KILL_GRACE
 
-    def __init__(self, argv: Sequence[str], download_manager: DownloadManager) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        download_manager: DownloadManager,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(
             argv,
-            {"TEXTUAL_DRIVER": DRIVER, SERVED_ENV: "1"},
+            {"TEXTUAL_DRIVER": DRIVER, SERVED_ENV: "1", **(environment or {})},
             write_bytes=self._send_bytes,
             write_str=self._send_str,
             close=self._close_tab,
@@ -220,6 +238,10 @@ class GameServer:
         *,
         spare: bool = True,
         tab_args: Callable[[web.Request], Sequence[str]] | None = None,
+        environment: Mapping[str, str] | None = None,
+        gate: CodeGate | None = None,
+        own_host: Callable[[str], bool] | None = None,
+        max_games: int = MAX_GAMES,
     ) -> None:
         self.host = host
         """The address listened on."""
@@ -236,6 +258,15 @@ class GameServer:
         self.tab_args = tab_args
         """Options for one tab's game taken from its request (the address it came from);
         given, no spare is kept: a spare cannot know its tab."""
+        self.environment = dict(environment or {})
+        """Added to the environment of every game."""
+        self.gate = gate
+        """When given, a tab starts a game only with a ticket for a right code (the host's door)."""
+        self.own_host = own_host
+        """Whether a request's Host names this server: when given, others are refused with 421
+        (when not, a server on loopback answers loopback names only)."""
+        self.max_games = max_games
+        """Games running at once, at most (the spare counted)."""
         self._spare: GameSession | None = None
         self._spare_size = (80, 24)
         self._refill: asyncio.Task[None] | None = None
@@ -248,13 +279,18 @@ class GameServer:
         websocket, answering only what a page of this server on this machine asks."""
         app = web.Application(middlewares=[self._only_our_own_page])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(TEMPLATES))
-        app.add_routes(
-            [
+        if self.gate is None:
+            routes = [
                 web.get("/", self.handle_index, name="index"),
                 web.get("/ws", self.handle_websocket, name="websocket"),
-                web.static("/static", STATIC, name="static"),
             ]
-        )
+        else:
+            routes = [
+                web.get("/", self.handle_code_page),
+                web.post("/", self.handle_code),
+                web.get("/ws/{ticket}", self.handle_websocket),
+            ]
+        app.add_routes([*routes, web.static("/static", STATIC, name="static")])
         app.on_shutdown.append(self.on_shutdown)
         return app
 
@@ -269,30 +305,65 @@ class GameServer:
         from a page of this server (browsers always send the page's origin on a websocket).
         """
         target = request.url
-        if is_loopback(self.host) and not is_loopback(target.host or ""):
+        if self.own_host is not None:
+            if not self.own_host(target.host or ""):
+                log.warning("refused a request addressed to %.80r: not this machine", request.host)
+                raise web.HTTPMisdirectedRequest(text="This server answers to its own names.\n")
+        elif is_loopback(self.host) and not is_loopback(target.host or ""):
             log.warning("refused a request addressed to %.80r: not this machine", request.host)
             raise web.HTTPMisdirectedRequest(text="This server only answers on this machine.\n")
         origin = request.headers.get("Origin")
-        if request.path == "/ws" and origin is not None:
+        if request.path.startswith("/ws") and origin is not None:
             source = URL(origin)
             if (source.host, source.port) != (target.host, target.port):
                 log.warning("refused a game to a page from %.80r", origin)
                 raise web.HTTPForbidden(text="Games start only from this server's own page.\n")
         return await handler(request)
 
-    @aiohttp_jinja2.template("app_index.html")
-    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+    async def handle_index(self, request: web.Request) -> web.Response:
         """The page, with its addresses taken from the request: they work whatever name was used."""
-        return {
+        if len(self.sessions) >= self.max_games:
+            return web.Response(status=503, text=TOO_MANY_GAMES + "\n")
+        return self._game_page(request, f"ws://{request.host}/ws")
+
+    def _game_page(self, request: web.Request, websocket_url: str) -> web.Response:
+        context = {
             "font_size": _number(request.query.get("fontsize"), 16),
-            "app_websocket_url": f"ws://{request.host}/ws",
+            "app_websocket_url": websocket_url,
             "config": {"static": {"url": "/static/"}},
             "application": {"name": TITLE},
         }
+        return aiohttp_jinja2.render_template("app_index.html", request, context)
+
+    async def handle_code_page(self, request: web.Request) -> web.Response:
+        """The host's door: a page that asks for the code."""
+        return web.Response(text=form_page(TITLE), content_type="text/html")
+
+    async def handle_code(self, request: web.Request) -> web.Response:
+        """A code typed on the host's door: the game's page with a ticket, or the form again."""
+        assert self.gate is not None
+        peer = request.remote or "?"
+        try:
+            form = await request.post()
+            typed = form.get("code")
+            if len(self.sessions) >= self.max_games:
+                raise Refusal(TOO_MANY_GAMES, 503)
+            ticket = await self.gate.check(typed if isinstance(typed, str) else "", peer)
+        except Refusal as refusal:
+            log.warning("refused a code from %s: %s", peer, refusal.sentence)
+            page = form_page(TITLE, refusal.sentence)
+            return web.Response(status=refusal.status, text=page, content_type="text/html")
+        return self._game_page(request, f"ws://{request.host}/ws/{ticket}")
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One tab: give it a game, pass keys, mouse and resizes on until either side leaves."""
-        websocket = web.WebSocketResponse(heartbeat=15, timeout=KILL_GRACE)
+        if self.gate is not None and self.gate.admit(request.match_info["ticket"]) is None:
+            log.warning("refused a game to %s: no valid ticket", request.remote)
+            raise web.HTTPForbidden(text="Give the series' code first.\n")
+        if len(self.sessions) >= self.max_games:
+            log.warning("refused a game to %s: %d are open", request.remote, len(self.sessions))
+            raise web.HTTPServiceUnavailable(text=TOO_MANY_GAMES + "\n")
+        websocket = web.WebSocketResponse(heartbeat=15, timeout=KILL_GRACE, max_msg_size=MAX_FRAME)
         await websocket.prepare(request)
         if self._stopping:
             await websocket.close()
@@ -323,8 +394,11 @@ class GameServer:
 
     async def _relay(self, websocket: web.WebSocketResponse, session: GameSession) -> None:
         """Pass on what the tab sends to its game (keys, resizes, focus) and answer its pings;
-        anything else the page never sends is logged in one line and ignored."""
+        anything else the page never sends is logged in one line and ignored. Past `FRAME_RATE`
+        frames a second the tab is read more slowly (its own link holds it back)."""
+        rate = _Pace(FRAME_RATE)
         async for message in websocket:
+            await rate.wait()
             if message.type != WSMsgType.TEXT:
                 continue
             try:
@@ -349,7 +423,9 @@ class GameServer:
                     log.warning("ignored a message the page never sends: %.80r", message.data)
 
     async def _start(self, width: int, height: int, extra_args: Sequence[str] = ()) -> GameSession:
-        session = GameSession([*self.game_argv, *extra_args], self.download_manager)
+        session = GameSession(
+            [*self.game_argv, *extra_args], self.download_manager, self.environment
+        )
         self.sessions.add(session)
         await session.start(width, height)
         return session
@@ -434,7 +510,7 @@ class GameServer:
             announce(self.address)
             if ssh_port is not None:
                 door = await self._open_ssh_door(ssh_port)
-                announce(f"ssh -p {door[1]} play@{_url_host(self.address_host)}")
+                announce(f"ssh -p {door[1]} play@{url_host(self.address_host)}")
             self._schedule_spare(0)
             await self._stop.wait()
         finally:
@@ -469,7 +545,7 @@ class GameServer:
     @property
     def address(self) -> str:
         """The address to open in a browser."""
-        return f"http://{_url_host(self.address_host)}:{self.port}/"
+        return f"http://{url_host(self.address_host)}:{self.port}/"
 
 
 class BadRequestsInOneLine(logging.Filter):

@@ -284,6 +284,8 @@ class OnlineSeries(RuleBasedStateMachine):
         self.auth = authority(self.clock, grace=30)
         self.next_link = 100
         self.last_version = 0
+        self.series_at: dict[int, Series | None] = {}
+        """The series as it was at each version seen."""
         self.expected: Series | None = None
         """The series as the seat-checked core makes it, step by step."""
 
@@ -315,12 +317,16 @@ class OnlineSeries(RuleBasedStateMachine):
         before, version = self.auth.series, self.auth.version
         result = self.auth.act(link, version + version_offset, intent)
         if isinstance(result, Series):
-            assert seat is not None and version_offset == 0 and not self.auth.paused
+            assert seat is not None and not self.auth.paused
+            # Made on this version, or on one where the series was already as it is now.
+            assert version_offset == 0 or (
+                version_offset < 0 and self.series_at.get(version + version_offset) == before
+            )
             assert self.expected is not None
             self.expected = self.expected.apply_as(seat, intent, random.Random(0))
             assert result == self.expected
             # Repeating it changes nothing.
-            assert isinstance(self.auth.act(link, version, intent), Stale)
+            assert isinstance(self.auth.act(link, version + version_offset, intent), Stale)
         else:
             assert self.auth.series is before
             assert self.auth.version == version
@@ -388,6 +394,7 @@ class OnlineSeries(RuleBasedStateMachine):
     def the_version_never_goes_down(self) -> None:
         assert self.auth.version >= self.last_version
         self.last_version = self.auth.version
+        self.series_at.setdefault(self.auth.version, self.auth.series)
 
     @invariant()
     def away_is_paused(self) -> None:

@@ -26,6 +26,7 @@ import pytest
 
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ssh_door import ssh_line
+from tictactoe.online.hosting import JOIN_CODE
 from tictactoe.screens.online import WATCHING
 
 pty = pytest.importorskip("pty")
@@ -183,8 +184,9 @@ class Terminal:
 
 
 def leftovers(code: str, sessions: Sequence[int]) -> list[str]:
-    """Processes still running that belong to the series: the code in their command line
-    (the ssh clients, the seats' games), or in one of `sessions` (those of the terminals)."""
+    """Processes still running that belong to the series: the code in their command line (the
+    ssh clients) or their environment (the seats' games), or in one of `sessions` (those of the
+    terminals)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -193,7 +195,8 @@ def leftovers(code: str, sessions: Sequence[int]) -> list[str]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
             status = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             state, session = status[0], int(status[3])
-            if state != "Z" and (code in command or session in sessions):
+            given = f"{JOIN_CODE}={code}".encode() in (entry / "environ").read_bytes()
+            if state != "Z" and (code in command or given or session in sessions):
                 found.append(f"{entry.name}: {command}")
     return found
 
@@ -360,7 +363,8 @@ def test_a_dropped_friend_takes_his_seat_back_with_the_same_name(hosted: Series)
     move(alice, b"7", again, "2. Alice X top-left")
     commands = the_series(hosted)
     assert len(commands) == 2, commands  # his new ssh and its game: the old game has gone
-    assert any(" join " in command for command in commands), commands
+    game = next(command for command in commands if " join " in command)
+    assert hosted.code not in game  # the code is on no game's command line
 
 
 def test_a_third_comer_watches_read_only_and_the_players_see_the_count(

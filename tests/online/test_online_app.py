@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
@@ -111,7 +112,8 @@ async def test_the_host_waits_with_an_invitation_then_plays_a_friend(
 
         bob = Friend(
             await AuthorityLink.open(
-                hosting.link_url, Hello(code=hosting.code, name="Bob", peer="127.0.0.1")
+                hosting.link_url,
+                Hello(code=hosting.code, name="Bob", peer="127.0.0.1", door_key=hosting.door_key),
             )
         )
         await settle(pilot, lambda: isinstance(hosted.screen, MarkChoiceScreen))
@@ -149,7 +151,12 @@ async def test_a_friend_joins_gives_a_name_and_is_refused_out_of_turn(
         )
         app = OnlineApp(
             GameConfig(save=False),
-            JoinSetup(link_url=hosting.link_url, code=hosting.code, peer="10.0.0.2"),
+            JoinSetup(
+                link_url=hosting.link_url,
+                code=hosting.code,
+                door_key=hosting.door_key,
+                peer="10.0.0.2",
+            ),
         )
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: isinstance(app.screen, JoinScreen))
@@ -189,7 +196,8 @@ async def test_q_on_the_host_ends_the_series_for_everyone_in_a_sentence(
         assert hosting is not None
         bob = Friend(
             await AuthorityLink.open(
-                hosting.link_url, Hello(code=hosting.code, name="Bob", peer="127.0.0.1")
+                hosting.link_url,
+                Hello(code=hosting.code, name="Bob", peer="127.0.0.1", door_key=hosting.door_key),
             )
         )
         await settle(pilot, lambda: isinstance(hosted.screen, MarkChoiceScreen))
@@ -212,12 +220,18 @@ async def test_a_watcher_who_leaves_ends_nothing(host_config: HostConfig) -> Non
         alice = Friend(await AuthorityLink.open(hosting.link_url, hello))
         bob = Friend(
             await AuthorityLink.open(
-                hosting.link_url, Hello(code=hosting.code, name="Bob", peer="127.0.0.1")
+                hosting.link_url,
+                Hello(code=hosting.code, name="Bob", peer="127.0.0.1", door_key=hosting.door_key),
             )
         )
         app = OnlineApp(
             GameConfig(save=False),
-            JoinSetup(link_url=hosting.link_url, code=hosting.code, peer="127.0.0.1"),
+            JoinSetup(
+                link_url=hosting.link_url,
+                code=hosting.code,
+                door_key=hosting.door_key,
+                peer="127.0.0.1",
+            ),
         )
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press(*"Carol", "enter")
@@ -231,3 +245,32 @@ async def test_a_watcher_who_leaves_ends_nothing(host_config: HostConfig) -> Non
         await bob.until(lambda: bob.series.match is not None)
     finally:
         await hosting.stop("The test is over.")
+
+
+async def test_a_long_name_joins_cut_to_60_characters(host_config: HostConfig) -> None:
+    long_host = "A" * 2_000
+    app = host_app(host_config, name=long_host)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, InvitationScreen))
+            hosting = app.hosting
+            assert hosting is not None
+            friend = OnlineApp(
+                GameConfig(save=False),
+                JoinSetup(
+                    link_url=hosting.link_url,
+                    code=hosting.code,
+                    door_key=hosting.door_key,
+                    peer="10.0.0.2",
+                ),
+            )
+            async with friend.run_test(size=SIZE) as friend_pilot:
+                name = "🎲" * 400 + "Bob"
+                friend.screen.query_one("#name", Input).value = name
+                await friend_pilot.press("enter")
+                await settle(friend_pilot, lambda: friend.link is not None)
+                await settle(pilot, lambda: isinstance(app.screen, MarkChoiceScreen))
+                assert friend.link is not None
+                assert hosting.authority.state_for(None).names == ("A" * 60, "🎲" * 60)
+    finally:
+        await app.close_link()

@@ -223,25 +223,57 @@ async def test_the_code_opens_a_game_in_a_terminal_of_its_own(
     await until(lambda: door.sessions == 0 and gone(hello["pid"]))
 
 
-async def test_a_wrong_code_is_told_and_five_make_the_address_wait(
+class BannerReader(asyncssh.SSHClient):
+    """A client that keeps the login banners the server sends."""
+
+    def __init__(self, banners: list[str]) -> None:
+        self.banners = banners
+
+    def auth_banner_received(self, msg: str, lang: str) -> None:
+        self.banners.append(msg)
+
+
+async def wrong_code(doors: Doors, port: int, user: str) -> tuple[list[str], float]:
+    """Log in with a wrong code: the banners the door sent, and how long its answer took."""
+    banners: list[str] = []
+    started = time.monotonic()
+    with pytest.raises(asyncssh.PermissionDenied):
+        await doors.connect(port, user=user, client_factory=lambda: BannerReader(banners))
+    return banners, time.monotonic() - started
+
+
+async def test_a_wrong_code_is_refused_at_login_and_past_five_answered_late(
     doors: Doors, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, "tictactoe.online")
-    door, port = await doors.open(throttle=Throttle(limit=5, window=60))
+    door, port = await doors.open(throttle=Throttle(limit=5, window=60, delay=1.0))
     for wrong in ("AAAAAA", "nonsense", "K7M4QY", "K7M4Q0", "K7M4Q"):
-        client = await doors.connect(port, user=wrong)
-        assert await refused(client) == (WRONG_CODE + "\r\n", 1)
-    client = await doors.connect(port, user=CODE)
-    said, status = await refused(client)
-    assert re.fullmatch(
-        r"Too many wrong codes from your address: try again in (60|59) seconds\.\r\n", said
+        banners, took = await wrong_code(doors, port, wrong)
+        assert banners == [WRONG_CODE + "\n"] and took < 0.9
+    banners, took = await wrong_code(doors, port, "BBBBBB")
+    assert banners == [WRONG_CODE + "\n"] and took >= 1.0
+    assert doors.commands == [] and door.sessions == 0
+
+    started = time.monotonic()
+    client = await doors.connect(port, user=CODE)  # the friend, from the same address
+    _, hello = await game(client)
+    assert hello["argv"] == [CODE] and time.monotonic() - started < 0.9
+    lines = [record.getMessage() for record in caplog.records if record.name == "tictactoe.online"]
+    assert len(lines) == 6 and "answered 1 s late" in lines[-1]
+
+
+async def test_logins_under_way_are_bounded_per_network(doors: Doors) -> None:
+    door, port = await doors.open(
+        throttle=Throttle(limit=0, delay=3.0), max_logging_in_per_address=2
     )
-    assert status == 1
-    assert doors.commands == []
-    assert door.sessions == 0
-    lines = [record for record in caplog.records if record.name == "tictactoe.online"]
-    assert len(lines) == 6
-    assert "too many wrong codes" in lines[-1].getMessage()
+    slow = [asyncio.create_task(wrong_code(doors, port, "AAAAAA")) for _ in range(2)]
+    await until(lambda: door.logging_in == 2)  # both wait for their late answer
+    with pytest.raises((asyncssh.ConnectionLost, asyncssh.DisconnectError, OSError)):
+        await doors.connect(port, user=CODE)
+    await asyncio.gather(*slow)
+    client = await doors.connect(port, user=CODE)
+    _, hello = await game(client)
+    assert hello["argv"] == [CODE]
 
 
 async def test_a_session_without_a_terminal_is_told_to_ask_for_one(doors: Doors) -> None:
@@ -602,8 +634,8 @@ async def test_the_real_ssh_client_plays_and_is_told_what_is_wrong(
 
     terminal = await Terminal.run(ssh_line(port, "WRONG2", known_hosts))
     try:
-        await terminal.expect(re.escape(WRONG_CODE.encode()) + rb"\r\n")
-        assert await terminal.status() == 1
+        await terminal.expect(re.escape(WRONG_CODE.encode()) + rb"\r\n.*Permission denied")
+        assert await terminal.status() == 255  # ssh's status for a login that failed
     finally:
         await terminal.close()
 
@@ -613,3 +645,49 @@ async def test_the_real_ssh_client_plays_and_is_told_what_is_wrong(
         assert await terminal.status() == 1
     finally:
         await terminal.close()
+
+
+def rss() -> int:
+    """This process's resident memory, in bytes (the door runs in it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+ENV_FLOOD = r"""
+import asyncio, contextlib, sys
+import asyncssh
+
+async def main(port, user):
+    flood = {f"LC_{index}": "x" * 30_000 for index in range(2_000)}  # 60 MB a session
+    async with asyncssh.connect(
+        "127.0.0.1", int(port), username=user, known_hosts=None, client_keys=None,
+        config=None, agent_path=None,
+    ) as client:
+        for _ in range(4):
+            with contextlib.suppress(asyncssh.Error, OSError):
+                process = await client.create_process(
+                    term_type="xterm", term_size=(80, 24), env=flood, encoding=None
+                )
+                await asyncio.wait_for(process.wait(), 10)
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+"""A client, in a process of its own, whose four sessions send 2,000 `env` requests of 30 KB."""
+
+
+async def test_env_requests_are_bounded_in_number_and_size(doors: Doors) -> None:
+    door, port = await doors.open()
+    before = rss()
+    client = await asyncio.create_subprocess_exec(sys.executable, "-c", ENV_FLOOD, str(port), CODE)
+    assert await asyncio.wait_for(client.wait(), 60) == 0
+    grown = rss() - before
+    assert grown < 30 * 1024 * 1024, f"the door grew by {grown / 2**20:.0f} MiB"
+    await until(lambda: door.sessions == 0)
+    assert doors.commands == []
+
+    friend = await doors.connect(port)
+    sent = {"LANG": "C.UTF-8", "LC_ALL": "x" * 2_000}
+    _, hello = await game(friend, env=sent)
+    assert hello["lang"] == "C.UTF-8"

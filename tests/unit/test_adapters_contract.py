@@ -226,3 +226,17 @@ def test_an_expected_error_ends_nothing_that_was_not_ending() -> None:
     assert (app.return_code, reports) == (130, []), (
         f"Textual's errors no longer go through _handle_exception: see {CRASH}"
     )
+
+
+SSH_CHANNEL = "tictactoe/adapters/ssh_channel.py"
+
+
+def test_the_ssh_channel_adapter() -> None:
+    import asyncssh
+    from asyncssh.packet import SSHPacket, String
+
+    pinned(asyncssh.SSHServerChannel, "_process_env_request", ["packet"], SSH_CHANNEL)
+    packet = SSHPacket(String("LANG") + String("C.UTF-8"))
+    assert packet.get_remaining_payload() == String("LANG") + String("C.UTF-8"), (
+        f"SSHPacket.get_remaining_payload changed: see {SSH_CHANNEL}"
+    )

@@ -24,8 +24,9 @@ import aiohttp
 import pytest
 from textual_serve.download_manager import DownloadManager
 
+from tictactoe.addresses import is_loopback
 from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV, is_served
-from tictactoe.web import STOP_WITHIN, GameSession, game_command, is_loopback
+from tictactoe.web import STOP_WITHIN, GameSession, game_command
 from web.conftest import Served, alive, wait_until
 
 

@@ -7,6 +7,7 @@ each: 30 bits from `secrets`, typed in any case.
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import time
 from collections import deque
@@ -34,53 +35,67 @@ def normalise_code(text: str) -> str | None:
 
 
 class Throttle:
-    """After `limit` wrong codes from one address within `window` seconds, that address waits.
+    """Wrong codes from one network are answered slowly; the right code is never held up.
 
-    The doors ask `allowed(address)` before checking a code, and call `failed(address)`
-    when it is wrong; a right code does not reset the count (a guesser may know one).
+    Up to `limit` wrong codes within `window` seconds from one network (an IPv4 address, or an
+    IPv6 /64: one home's or one phone's share of addresses) are answered at once; after that,
+    each wrong code is answered only `delay` seconds later. The doors let each network have only
+    a few attempts under way at once, so one network can try only a few codes every `delay`
+    seconds; the right code is let in at once whatever came before it from the same network, so a
+    stranger who shares the friend's address can slow the guessing, never lock the friend out.
     """
 
     def __init__(
         self,
         limit: int = 5,
         window: float = 60.0,
+        delay: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
         max_addresses: int = 10_000,
     ) -> None:
         self.limit = limit
         self.window = window
+        self.delay = delay
+        """Seconds a wrong code is answered late once its network is past `limit`."""
         self.clock = clock
         self.max_addresses = max_addresses
-        """Past this many addresses, the oldest are forgotten (memory stays bounded)."""
+        """Past this many networks, the oldest are forgotten (memory stays bounded)."""
         self._failures: dict[str, deque[float]] = {}
 
-    def _recent(self, address: str) -> deque[float]:
-        failures = self._failures.get(address)
+    @staticmethod
+    def network(address: str) -> str:
+        """Whom `address` counts as: itself for IPv4, its /64 for IPv6."""
+        try:
+            ip = ipaddress.ip_address(address.split("%")[0])
+        except ValueError:
+            return address
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+            return str(ipaddress.IPv6Network((ip, 64), strict=False))
+        return str(ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip)
+
+    def _recent(self, network: str) -> int:
+        failures = self._failures.get(network)
         if failures is None:
-            return deque()
+            return 0
         cutoff = self.clock() - self.window
         while failures and failures[0] <= cutoff:
             failures.popleft()
         if not failures:
-            del self._failures[address]
-        return failures
+            del self._failures[network]
+        return len(failures)
 
-    def allowed(self, address: str) -> bool:
-        """Whether `address` may try a code now."""
-        return len(self._recent(address)) < self.limit
+    def penalty(self, address: str) -> float:
+        """Seconds a wrong code from `address` is answered late now (0 until past `limit`)."""
+        return self.delay if self._recent(self.network(address)) >= self.limit else 0.0
 
-    def wait(self, address: str) -> float:
-        """Seconds until `address` may try again (0 when it may now)."""
-        failures = self._recent(address)
-        if len(failures) < self.limit:
-            return 0.0
-        return max(0.0, failures[0] + self.window - self.clock())
-
-    def failed(self, address: str) -> None:
-        """Count a wrong code from `address`."""
-        failures = self._failures.get(address)
+    def failed(self, address: str) -> float:
+        """Count a wrong code from `address`; the seconds its answer is held back."""
+        penalty = self.penalty(address)
+        network = self.network(address)
+        failures = self._failures.get(network)
         if failures is None:
             if len(self._failures) >= self.max_addresses:
                 del self._failures[next(iter(self._failures))]
-            failures = self._failures[address] = deque(maxlen=self.limit)
+            failures = self._failures[network] = deque(maxlen=self.limit)
         failures.append(self.clock())
+        return penalty

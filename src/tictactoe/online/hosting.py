@@ -4,8 +4,14 @@
   process, the host's own included, talks to it there;
 - the SSH door (`ssh_door`, port 2222 by default) starts a `tictactoe join` game process
   in a pseudo-terminal for each SSH session whose user name is the code;
-- the browser door (textual-serve's page, as `tictactoe serve`, port 8000 by default)
-  starts one for each tab; the page asks for the code. It is plain, unencrypted HTTP.
+- the browser door (textual-serve's page, as `tictactoe serve`, port 8000 by default) asks for
+  the code on a page of its own, and starts one for each tab that gave it. It is plain,
+  unencrypted HTTP.
+
+Both doors check the code before they start anything. A game they start is given the code and
+the doors' key (`JOIN_ENVIRONMENT`) in its environment, never on its command line; the authority
+takes a friend's hello only with that key, so no other local program can join, guess codes or
+speak for an address.
 
 Both doors listen on every address of this machine unless `listen` narrows them.
 """
@@ -26,7 +32,9 @@ from typing import Final
 
 from aiohttp import web
 
+from tictactoe.addresses import is_loopback, url_host
 from tictactoe.online.authority import Authority
+from tictactoe.online.code_gate import CodeGate
 from tictactoe.online.codes import Throttle, new_code
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.server import AuthorityServer
@@ -36,6 +44,11 @@ from tictactoe.series import FirstMove
 __all__ = ["HostConfig", "Hosting", "join_command", "own_addresses"]
 
 _SIOCGIFADDR: Final = 0x8915
+
+JOIN_CODE: Final = "TICTACTOE_JOIN_CODE"
+"""The variable that carries the series' code to a game a door starts."""
+JOIN_DOOR_KEY: Final = "TICTACTOE_JOIN_DOOR_KEY"
+"""The variable that carries the doors' key to a game a door starts."""
 
 SEATS_LEAVE_WITHIN: Final = 1.0
 """Seconds the seats' games have to end by themselves when the series ends, before the
@@ -92,6 +105,8 @@ class Hosting:
         self.code = new_code()
         self.host_token = secrets.token_urlsafe(24)
         """What the host's own app shows the authority to take seat 0."""
+        self.door_key = secrets.token_urlsafe(24)
+        """What the doors' games show the authority: only they may join."""
         self.authority = Authority(
             self.code,
             host_name,
@@ -99,7 +114,9 @@ class Hosting:
             grace=config.grace,
             first_move=config.first_move,
         )
-        self.server = AuthorityServer(self.authority, Throttle())
+        self.throttle = Throttle()
+        """Wrong codes, counted at both doors."""
+        self.server = AuthorityServer(self.authority, self.throttle, door_key=self.door_key)
         self.ssh_door: SshDoor | None = None
         self._web: web.AppRunner | None = None
         self.ssh_port = config.ssh_port
@@ -118,8 +135,9 @@ class Hosting:
             self.ssh_door = SshDoor(
                 host_key=key,
                 command=self._ssh_command,
-                accepts=lambda code: code == self.code,
-                throttle=self.server.throttle,
+                accepts=self.accepts,
+                throttle=self.throttle,
+                env=self.join_environment,
             )
             self.ssh_port = await self.ssh_door.start(self.config.listen, self.config.ssh_port)
             if self.config.web_port is not None:
@@ -130,22 +148,33 @@ class Hosting:
         addresses = own_addresses(self.config.listen)
         self.invitation = Invitation(
             code=self.code,
-            ssh_lines=tuple(
-                f"ssh -p {self.ssh_port} {self.code}@{_url_host(a)}" for a in addresses
-            ),
+            ssh_lines=tuple(f"ssh -p {self.ssh_port} {self.code}@{url_host(a)}" for a in addresses),
             web_addresses=tuple(
-                f"http://{_url_host(a)}:{self.web_port}/"
+                f"http://{url_host(a)}:{self.web_port}/"
                 for a in (addresses if self.web_port is not None else ())
             ),
             fingerprint=fingerprint(key),
         )
         return self
 
+    def accepts(self, code: str) -> bool:
+        """Whether `code` (normalised) is this series' code."""
+        return secrets.compare_digest(code.encode(), self.code.encode())
+
+    @property
+    def join_environment(self) -> dict[str, str]:
+        """What a door adds to the environment of a game it starts: the code and its key."""
+        return {JOIN_CODE: self.code, JOIN_DOOR_KEY: self.door_key}
+
     def _ssh_command(self, info: SessionInfo) -> Sequence[str]:
-        return join_command(self.link_url, "--code", self.code, "--peer", info.peer)
+        return join_command(self.link_url, "--peer", info.peer)
 
     async def _open_web(self, port: int) -> int:
-        from tictactoe.web import KILL_GRACE, GameServer, bound_port  # textual-serve, when asked
+        from tictactoe.web import (  # textual-serve, when asked
+            KILL_GRACE,
+            GameServer,
+            bound_port,
+        )
 
         server = GameServer(
             ("join", "--link", self.link_url),
@@ -153,6 +182,9 @@ class Hosting:
             port=port,
             spare=False,
             tab_args=lambda request: ("--peer", request.remote or "?"),
+            environment=self.join_environment,
+            gate=CodeGate(self.accepts, self.throttle),
+            own_host=self.own_host,
         )
         self._web_server = server
         self._web = web.AppRunner(
@@ -164,6 +196,16 @@ class Hosting:
         await self._web.setup()
         await web.TCPSite(self._web, self.config.listen or None, port).start()
         return bound_port(self._web, port)
+
+    def own_host(self, host: str) -> bool:
+        """Whether `host` (a request's Host, without its port) names this machine: one of its
+        addresses or its own names. A page elsewhere whose name was made to point here (DNS
+        rebinding) is refused."""
+        host = host.strip("[]").lower()
+        if is_loopback(host) or host in own_addresses(self.config.listen):
+            return True
+        name = socket.gethostname().lower()
+        return host in {name, f"{name}.local", socket.getfqdn().lower()}
 
     async def stop(self, text: str) -> None:
         """End the series for every seat and watcher with `text`, then close the doors."""
@@ -179,7 +221,3 @@ class Hosting:
         if self._web is not None:
             await self._web.cleanup()
             self._web = None
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host

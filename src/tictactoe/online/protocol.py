@@ -21,6 +21,7 @@ from typing import Final, Literal, TypeVar
 
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, IllegalMove, Mark
+from tictactoe.names import MAX_MARKS, MAX_NAME_LENGTH
 from tictactoe.series import (
     ChooseMark,
     Confirm,
@@ -63,14 +64,15 @@ __all__ = [
 PROTOCOL: Final = 1
 """The version of these messages; a `Hello` carries it as `"v"`."""
 
-MAX_MESSAGE: Final = 4096
-"""The largest message a client may send, in bytes of UTF-8."""
+MAX_MESSAGE: Final = 16 * 1024
+"""The largest message a client may send, in bytes of UTF-8 (a hello with the longest name fits)."""
 
 MAX_SERVER_MESSAGE: Final = 1 << 20
 """The largest message the authority sends: a `State` carries every finished match."""
 
-MAX_TEXT: Final = 1024
-"""The longest string field a client may send (a name is cut much shorter by the core)."""
+MAX_TEXT: Final = MAX_NAME_LENGTH * (1 + MAX_MARKS)
+"""The longest string field a client may send, in code points: the longest name the core keeps
+(`MAX_NAME_LENGTH` characters, each with at most `MAX_MARKS` marks)."""
 
 _MAX_VERSION: Final = 2**53
 """Versions are counts; this keeps them exact in every JSON reader."""
@@ -95,6 +97,9 @@ class Hello:
     """The remote address the door saw: what wrong codes are counted by, and logged."""
     host_token: str | None = None
     """The secret only the host's own app knows: it claims seat 0."""
+    door_key: str | None = None
+    """The secret of this hosting that only the doors know (they start every friend's game with
+    it): the authority takes a hello, and the address in it, only from the host or a door."""
 
     def to_json(self) -> str:
         return _dump(
@@ -105,6 +110,7 @@ class Hello:
                 "name": self.name,
                 "peer": self.peer,
                 "host_token": self.host_token,
+                "door_key": self.door_key,
             }
         )
 
@@ -402,14 +408,15 @@ def parse_client(text: object) -> ClientMessage:
     fields = _load(text, MAX_MESSAGE)
     kind = fields.get("kind")
     if kind == "hello":
-        _only(fields, "hello", {"kind", "v", "code", "name", "peer"}, {"host_token"})
+        _only(fields, "hello", {"kind", "v", "code", "name", "peer"}, {"host_token", "door_key"})
         _version(fields["v"])
-        token = fields.get("host_token")
+        token, door_key = fields.get("host_token"), fields.get("door_key")
         return Hello(
             code=_str(fields["code"], "code", 64),
             name=_str(fields["name"], "name", MAX_TEXT),
             peer=_str(fields["peer"], "peer", 256),
             host_token=None if token is None else _str(token, "host_token", 256),
+            door_key=None if door_key is None else _str(door_key, "door_key", 256),
         )
     if kind == "act":
         _only(fields, "act", {"kind", "version", "intent"})
@@ -481,7 +488,7 @@ def _away(obj: object) -> Away:
 
 
 def _dump(fields: dict[str, object]) -> str:
-    return json.dumps(fields, separators=(",", ":"), allow_nan=False)
+    return json.dumps(fields, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
 
 
 def _load(text: object, limit: int) -> dict[str, object]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import itertools
 import logging
-import math
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -53,6 +53,9 @@ RATE: Final = 30.0
 
 OUTBOX: Final = 64
 """Messages waiting for a link that does not read them; past this, the link is closed."""
+
+NOT_FROM_A_DOOR: Final = "Join with the ssh line or the web address of the invitation."
+"""What a link that did not come through a door is told."""
 
 CLOSE_WITHIN: Final = 2.0
 """Seconds `stop` takes at most to end every link."""
@@ -100,6 +103,7 @@ class AuthorityServer:
         authority: Authority,
         throttle: Throttle,
         *,
+        door_key: str,
         on_change: Callable[[State], None] | None = None,
         max_links: int = MAX_LINKS,
         rate: float = RATE,
@@ -108,6 +112,8 @@ class AuthorityServer:
         self.authority = authority
         self.throttle = throttle
         """Wrong codes, counted by the address the door saw (`Hello.peer`)."""
+        self.door_key = door_key
+        """The doors' secret: a hello without it (or the host's token) is refused."""
         self.on_change = on_change
         """Called with the host's view of the state after every change."""
         self.max_links = max_links
@@ -215,20 +221,18 @@ class AuthorityServer:
                 return
 
     def _join(self, link: _Link, hello: Hello) -> bool:
-        link.peer = hello.peer
-        if not self.throttle.allowed(hello.peer):
-            wait = math.ceil(self.throttle.wait(hello.peer))
-            self._send_and_close(
-                link,
-                Denied(f"Too many wrong codes from your address: try again in {wait} seconds."),
-            )
-            log.info("link %d from %r throttled", link.id, hello.peer)
+        if hello.host_token is None and not hmac.compare_digest(
+            (hello.door_key or "").encode(), self.door_key.encode()
+        ):
+            self._send_and_close(link, Denied(NOT_FROM_A_DOOR))
+            log.warning("link %d from %s refused: not from a door", link.id, link.peer)
             return False
+        link.peer = hello.peer  # the address the door saw
         try:
             welcome = self.authority.join(hello, link.id)
         except WrongCode as wrong:
             self.throttle.failed(hello.peer)
-            log.info("link %d from %r: %s", link.id, hello.peer, wrong)
+            log.warning("link %d from %r: %s", link.id, hello.peer, wrong)
             self._send_and_close(link, wrong.denied)
             return False
         except JoinDenied as denied:

@@ -14,8 +14,14 @@ under `tictactoe serve`:
 - when the person leaves, the game's process group gets SIGHUP, and SIGKILL if it is
   still there `within` seconds later; when the game ends, its last output is sent, then
   its exit status, and the session closes. Every process is waited for;
-- a wrong code is counted by the `Throttle` (per address) and told in a sentence, as is a
-  throttled address, a session without a terminal, and a full door: no game starts;
+- the code is checked as the person logs in, before anything else is spent: a wrong one is
+  counted by the `Throttle` (per network), told in the login banner, and the login fails, so no
+  session, terminal or game can be asked for; past the throttle's limit the answer comes late.
+  One code is tried per connection;
+- a session without a terminal, and a full door, are told why in a sentence: no game starts;
+- what a client sends is bounded: connections (in all, per address, and those still logging in),
+  `env` requests (`tictactoe.adapters.ssh_channel`), the terminal size, and input (`INPUT_RATE`
+  bytes a second; past that, reading pauses and SSH's flow control holds the sender back);
 - everything else a client may ask is refused: commands, subsystems (SFTP), forwarding
   of ports, sockets, tunnels, the agent, X11;
 - keepalives notice a vanished client; logins, connections (in all and per address) and
@@ -34,7 +40,6 @@ import errno
 import fcntl
 import ipaddress
 import logging
-import math
 import os
 import re
 import signal
@@ -42,6 +47,7 @@ import stat
 import struct
 import tempfile
 import termios
+import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,6 +57,7 @@ from typing import Final
 import asyncssh
 import platformdirs
 
+from tictactoe.adapters.ssh_channel import limit_environment
 from tictactoe.online.codes import Throttle, normalise_code
 
 __all__ = [
@@ -65,7 +72,6 @@ __all__ = [
 log = logging.getLogger("tictactoe.online")
 
 WRONG_CODE: Final = "That is not the code of this series. Check the line you were given."
-THROTTLED: Final = "Too many wrong codes from your address: try again in {wait}."
 NO_TERMINAL: Final = "This door opens a game in a terminal: run ssh without -T"
 FULL: Final = "Too many games are open here: try again later."
 CANNOT_START: Final = "The game could not start here; the host's log says why."
@@ -82,6 +88,10 @@ CHANNEL_WINDOW: Final = 64 * 1024
 
 READ_SIZE: Final = 64 * 1024
 """The most of a game's output read at once."""
+
+INPUT_RATE: Final = 16 * 1024
+"""Bytes of a person's input a session takes a second, in bursts of `CHANNEL_WINDOW`: far more
+than anyone types or pastes, far less than a flood."""
 
 SESSIONS_PER_CONNECTION: Final = 4
 """Sessions one SSH connection may open (OpenSSH can share one connection between several)."""
@@ -241,6 +251,8 @@ class SshDoor:
         max_sessions: int = 64,
         max_connections: int = 128,
         max_per_address: int = 16,
+        max_logging_in: int = 32,
+        max_logging_in_per_address: int = 4,
         login_timeout: float = 30.0,
         keepalive: float = 10.0,
         keepalive_count: int = 2,
@@ -261,6 +273,11 @@ class SshDoor:
         """Connections open at once, at most (logging in, refused or playing)."""
         self.max_per_address = max_per_address
         """Connections open at once from one address, at most."""
+        self.max_logging_in = max_logging_in
+        """Connections not yet logged in, at most (a wrong code is answered late: those wait)."""
+        self.max_logging_in_per_address = max_logging_in_per_address
+        """Connections not yet logged in from one network (see `Throttle.network`), at most: with
+        the throttle's delay, this bounds how fast one network can guess."""
         self.login_timeout = login_timeout
         """Seconds a connection has to log in, and then to open a game."""
         self.keepalive = keepalive
@@ -271,11 +288,17 @@ class SshDoor:
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._connections: set[_Connection] = set()
         self._per_address: Counter[str] = Counter()
+        self._logging_in: Counter[str] = Counter()
         self._games: set[_Game] = set()
         self._open: set[_Session] = set()
         self._starting: set[asyncio.Task[None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopping = False
+
+    @property
+    def logging_in(self) -> int:
+        """Connections that have not logged in yet."""
+        return self._logging_in.total()
 
     @property
     def sessions(self) -> int:
@@ -361,34 +384,33 @@ class SshDoor:
             return f"{len(self._connections)} connections are open"
         if self._per_address[connection.peer] >= self.max_per_address:
             return f"{self._per_address[connection.peer]} connections from that address are open"
+        if self._logging_in.total() >= self.max_logging_in:
+            return f"{self._logging_in.total()} connections are logging in"
+        network = self.throttle.network(connection.peer)
+        if self._logging_in[network] >= self.max_logging_in_per_address:
+            return f"{self._logging_in[network]} connections from {network} are logging in"
         self._connections.add(connection)
         self._per_address[connection.peer] += 1
+        self._logging_in[network] += 1
+        connection.logging_in = True
         return None
+
+    def _logged_in(self, connection: _Connection) -> None:
+        """`connection` has logged in, or left: it no longer counts as logging in."""
+        if connection.logging_in:
+            connection.logging_in = False
+            network = self.throttle.network(connection.peer)
+            self._logging_in[network] -= 1
+            if self._logging_in[network] <= 0:
+                del self._logging_in[network]
 
     def _forget(self, connection: _Connection) -> None:
         if connection in self._connections:
+            self._logged_in(connection)
             self._connections.discard(connection)
             self._per_address[connection.peer] -= 1
             if self._per_address[connection.peer] <= 0:
                 del self._per_address[connection.peer]
-
-    def _check_code(self, connection: _Connection, user: str) -> tuple[str, str | None]:
-        """The code (or user name) the connection's games would play under, and the sentence
-        that refuses them, or None."""
-        if self.accepts is None:
-            return user, None
-        peer = connection.peer
-        if not self.throttle.allowed(peer):
-            seconds = max(1, math.ceil(self.throttle.wait(peer)))
-            connection.note("refused %s for %d s: too many wrong codes", peer, seconds)
-            wait = f"{seconds} second" if seconds == 1 else f"{seconds} seconds"
-            return user, THROTTLED.format(wait=wait)
-        code = normalise_code(user)
-        if code is None or not self.accepts(code):
-            self.throttle.failed(peer)
-            connection.note("a wrong code from %s: %r", peer, _printable(user))
-            return user, WRONG_CODE
-        return code, None
 
     def _environment(self, info: SessionInfo, sent: Mapping[str, str]) -> dict[str, str]:
         environment = {
@@ -410,9 +432,13 @@ class _Connection(asyncssh.SSHServer):
         self.connection: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
         self.user = ""
-        self.refusal: str | None = None
-        """Why a session of this connection gets no game, as said to the person."""
         self.code = ""
+        """The series' code (normalised) the connection logged in with, or its user name when
+        the door takes any."""
+        self.tried = False
+        """Whether this connection has tried a code: it may try one."""
+        self.logging_in = False
+        """Whether the door counts this connection as logging in."""
         self.sessions: set[_Session] = set()
         self.logged = False
         """Whether this connection has had its line in the log."""
@@ -443,19 +469,53 @@ class _Connection(asyncssh.SSHServer):
         if self.connection is not None:
             self.connection.close()
 
-    def begin_auth(self, username: str) -> bool:
-        """No password: the user name is the code; whether it is right, the session says."""
+    async def begin_auth(self, username: str) -> bool:
+        """No password: the user name is the code. The right one logs in at once; a wrong one
+        is counted, told in the login banner (late, past the throttle's limit), and fails."""
         self.user = username
-        self.code, self.refusal = self.door._check_code(self, username)
-        return False
+        if self.door.accepts is None:
+            self.code = username
+            return False
+        if self.tried:  # one code a connection
+            self.note("closed a connection from %s: a second code", self.peer)
+            self.close()
+            return True
+        self.tried = True
+        code = normalise_code(username)
+        if code is not None and self.door.accepts(code):
+            self.code = code
+            return False
+        late = self.door.throttle.failed(self.peer)
+        if late:
+            self.note(
+                "a wrong code from %s, answered %d s late: %r",
+                self.peer,
+                late,
+                _printable(username),
+            )
+            await asyncio.sleep(late)
+        else:
+            self.note("a wrong code from %s: %r", self.peer, _printable(username))
+        if self.connection is not None:
+            with contextlib.suppress(OSError, asyncssh.Error):
+                self.connection.send_auth_banner(WRONG_CODE + "\n")
+        return True
 
     def auth_completed(self) -> None:
+        self.door._logged_in(self)
         self._watch_idle()
 
-    def session_requested(self) -> _Session | bool:
+    def session_requested(
+        self,
+    ) -> tuple[asyncssh.SSHServerChannel[bytes], _Session] | bool:
         if self.door._stopping or len(self.sessions) >= SESSIONS_PER_CONNECTION:
             return False
-        return _Session(self)
+        assert self.connection is not None
+        channel = self.connection.create_server_channel(encoding=None, window=CHANNEL_WINDOW)
+        limit_environment(
+            channel, lambda why: self.note("closed a session of %s: %s", self.peer, why)
+        )
+        return channel, _Session(self)
 
     def session_ended(self, session: _Session) -> None:
         self.sessions.discard(session)
@@ -520,6 +580,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.game: _Game | None = None
         self.closed = False
         self._unstarted: asyncio.TimerHandle | None = None
+        self._input = _Bucket(INPUT_RATE, CHANNEL_WINDOW)
+        self._input_paused: asyncio.TimerHandle | None = None
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.channel = chan
@@ -565,9 +627,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if self._unstarted is not None:
             self._unstarted.cancel()
             self._unstarted = None
-        refusal = self.connection.refusal
+        refusal: str | None = None
         peer = self.connection.peer
-        if refusal is None and self.term_type is None:
+        if self.term_type is None:
             self.connection.note("refused a session without a terminal from %s", peer)
             refusal = NO_TERMINAL
         if refusal is None and self.door.sessions >= self.door.max_sessions:
@@ -609,8 +671,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.channel.exit(1)
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
-        if self.game is not None and datatype is None:
-            self.game.send(data)
+        if self.game is None or datatype is not None:
+            return
+        self.game.send(data)
+        late = self._input.take(len(data))
+        if late > 0 and self._input_paused is None and self.channel is not None:
+            # Past the rate: take no more until the bucket has refilled.
+            self.channel.pause_reading()
+            self._input_paused = asyncio.get_running_loop().call_later(late, self._resume_input)
+
+    def _resume_input(self) -> None:
+        self._input_paused = None
+        self.resume_input()
 
     def eof_received(self) -> bool:
         return True  # the game's terminal stays open: the game decides when to end
@@ -637,9 +709,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         """The channel has closed (the person left, or the game ended): the game ends too."""
         self.closed = True
-        if self._unstarted is not None:
-            self._unstarted.cancel()
-            self._unstarted = None
+        for timer in (self._unstarted, self._input_paused):
+            if timer is not None:
+                timer.cancel()
+        self._unstarted = self._input_paused = None
         self.connection.session_ended(self)
         if self.game is not None:
             self.door._spawn(self.game.end)
@@ -656,7 +729,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.channel.pause_reading()
 
     def resume_input(self) -> None:
-        if self.channel is not None and not self.closed:
+        if self.channel is not None and not self.closed and self._input_paused is None:
             self.channel.resume_reading()
 
     def game_ended(self, status: int | None) -> None:
@@ -823,6 +896,23 @@ class _Game:
                 os.kill(self.process.pid, number)
         except PermissionError:
             pass
+
+
+class _Bucket:
+    """A token bucket of bytes: `rate` a second, at most `burst` kept."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def take(self, amount: int) -> float:
+        """Take `amount`; the seconds until the bucket is out of debt (0 when it is not)."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - amount
+        self.stamp = now
+        return max(0.0, -self.tokens / self.rate)
 
 
 async def _settle(tasks: set[asyncio.Task[None]]) -> None:
