@@ -39,6 +39,9 @@ __all__ = ["CRASH_LOG", "TicTacToeApp"]
 CRASH_LOG = user_log_path("tictactoe") / "crash.log"
 """Where the details of an unexpected error go, instead of onto the player's screen."""
 
+RECORD_SHOWN_WITHIN = 1.0
+"""Seconds `s` waits for the matches being written before it shows the record anyway."""
+
 
 class TicTacToeApp(CrashReporting[Series | None]):
     """Tic-tac-toe in the terminal. `run()` returns the final series, for the score."""
@@ -73,6 +76,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """How many matches of the series have been handed to the record."""
         self._record_news: Timer | None = None
         """Asks the record's writer thread for its notices while it has work."""
+        self._unsaved = 0
+        """Matches the record had not saved yet when last asked."""
         self.series: Series | None = None
         """The series as of its start or its last finished match: the score to print,
         however the session ends (an unexpected error included)."""
@@ -282,6 +287,14 @@ class TicTacToeApp(CrashReporting[Series | None]):
         if record is None:
             return
         self._warn(record.take_notices())
+        saved_since = record.unsaved < self._unsaved
+        self._unsaved = record.unsaved
+        if saved_since and "tictactoe.screens.record" in sys.modules:
+            from tictactoe.screens.record import RecordScreen  # open already, if anywhere
+
+            for screen in self.screen_stack:
+                if isinstance(screen, RecordScreen):
+                    screen.reload()  # it opened before these matches were in the file
         if self._record_news is not None and not record.busy:
             self._record_news.stop()
             self._record_news = None
@@ -305,6 +318,13 @@ class TicTacToeApp(CrashReporting[Series | None]):
         if isinstance(self.screen, RecordScreen):
             return
         game = self.game_screen
+        if game is not None:
+            self._record(game.series)  # a match ended by the key before `s`, typed with it
+        if self._game_record is not None and self._game_record.busy:
+            # Its own thread is writing: let it finish, unless another program holds the
+            # file's lock (the screen then says what is not saved yet, and reads again
+            # once it is).
+            await asyncio.to_thread(self._game_record.flush, RECORD_SHOWN_WITHIN)
         await self.push_screen(
             RecordScreen(self.record, game.series.players if game else None, warn=self._warn)
         )

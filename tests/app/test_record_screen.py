@@ -367,6 +367,25 @@ async def test_a_replay_opened_and_stepped_in_one_burst(start: Start, tmp_path: 
         assert marked_line(ui) == "▶ 2. Bob O top-left"
 
 
+@pytest.mark.parametrize("kept", ["in memory", "in a file"])
+async def test_the_record_opened_right_after_a_match_shows_it_on_every_tab(
+    start: Start, tmp_path: Path, kept: str
+) -> None:
+    config = keep(tmp_path, match(ADA, BOB, DRAW, 1)) if kept == "in a file" else {}
+    async with start(**HOT_SEAT, **config) as ui:
+        await ui.burst("x", "7", "4", "8", "5", "9", "s")
+        await ui.burst("p")
+        totals = (  # matches, wins, losses, draws: the draw on file, then this win
+            [["Ada", "2", "1", "0", "1"], ["Bob", "2", "0", "1", "1"]]
+            if config
+            else [["Ada", "1", "1", "0", "0"], ["Bob", "1", "0", "1", "0"]]
+        )
+        assert [row[:5] for row in rows(ui, "#players-table")] == totals
+        await ui.burst("h", "m", "p")
+        assert [row[:5] for row in rows(ui, "#players-table")] == totals
+        assert column(ui, "#recent-table", 4)[0] == "Ada won"
+
+
 async def test_keys_typed_right_after_s_are_the_records(start: Start, tmp_path: Path) -> None:
     async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
         await ui.burst("x", "s", "5", "1")

@@ -15,8 +15,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from app.conftest import HOT_SEAT, Driver, Start
+from textual.widgets import DataTable
+
+from app.conftest import HOT_SEAT, Driver, Start, painted
 from tictactoe.record import GameRecord
+from tictactoe.screens.record import RecordScreen
 
 ADA_WINS = ("x", "7", "4", "8", "5", "9")
 """Ada takes X and the top row (keypad digits) while Bob takes two of the middle row."""
@@ -151,3 +154,31 @@ async def test_the_last_save_at_quit_gives_up_on_a_lock_held_on(
             unlock(other)
     assert ui.app.unsaved_matches == 1, "the last words say what could not be saved"
     assert winners(path) == ["Ada"]
+
+
+def players_shown(ui: Driver) -> list[list[str]]:
+    """The Players table of the record screen on show: name, matches, wins."""
+    table = ui.app.screen.query_one("#players-table", DataTable)
+    rows = (table.get_row_at(row) for row in range(table.row_count))
+    return [[str(cell) for cell in row[:3]] for row in rows]
+
+
+async def test_the_record_screen_reads_again_once_a_locked_record_is_saved(
+    start: Start, tmp_path: Path
+) -> None:
+    path = tmp_path / "record.sqlite3"
+    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+        await ui.press(*ADA_WINS)
+        await eventually(ui, lambda: winners(path) == ["Ada"])
+        other = lock(path)
+        try:
+            await ui.press(*BOB_WINS, "s")
+            assert isinstance(ui.app.screen, RecordScreen)
+            assert players_shown(ui) == [["Ada", "1", "1"], ["Bob", "1", "0"]]
+            where = painted(ui.app.screen.query_one("#record-where"))
+            assert "1 match of this session not saved yet" in where
+        finally:
+            unlock(other)
+        both = [["Ada", "2", "1"], ["Bob", "2", "1"]]
+        await eventually(ui, lambda: sorted(players_shown(ui)) == both)
+        assert painted(ui.app.screen.query_one("#record-where")).strip() == f"Kept in {path}"

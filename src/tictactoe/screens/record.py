@@ -260,6 +260,24 @@ class RecordScreen(InfoScreen):
         self.query_one("#record-where", Static).update(self.record.where())
         self._tell()
 
+    def reload(self) -> None:
+        """Read the record again, for matches saved since the screen opened: every table
+        made so far, and where the record is kept."""
+        if not self.query("#players-table"):
+            return
+        self._load_players()
+        if "head-to-head" in self._filled:
+            self.query_one("#h2h-summary", DataTable).clear(columns=True)
+            self.query_one("#h2h-table", PagedTable).clear(columns=True)
+            self._load_head_to_head()
+        if "recent" in self._filled:
+            recent = self.query_one("#recent-table", PagedTable)
+            recent.clear(columns=True)
+            self._match_columns(recent)
+            recent.load(self._matches_page(recent, None))
+        self.query_one("#record-where", Static).update(self.record.where())
+        self._tell()
+
     async def _fill(self, tab: str) -> None:
         """Make and load a tab's tables the first time it is shown: opening stays quick."""
         if tab in self._filled:
