@@ -1,7 +1,7 @@
 """Bob joins Alice's hosted series from a real Chromium tab, and they play a whole match.
 
-Alice's game is the real `tictactoe host` in a pseudo-terminal; Bob types the code and his
-name as a person would, in one burst, without clicking or focusing anything first.
+Alice's game is the real `tictactoe host` in a pseudo-terminal; Bob types the code on the door's
+page and then his name in the game, as a person would, without clicking or focusing anything.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 from playwright.async_api import Browser
 
 from online.test_end_to_end import words
-from web.conftest import Tab, recorded_results, wait_until
+from web.conftest import SCREEN_READER, VIEWPORT, Tab, recorded_results, wait_until
 
 
 class HostTerminal:
@@ -104,12 +104,18 @@ async def test_bob_joins_from_a_browser_and_they_play_a_match(
 ) -> None:
     address = alice.find(r"http://127\.0\.0\.1:\d+/").group(0)
     code = alice.find(r"code: ([A-Z0-9]{6})").group(1)
-    tab = await Tab.open(browser, address, first_screen="Join a friend's series")
-    page = tab.page
-    # Typed straight away, in one burst, nothing focused by hand: the code (as a person
-    # might, in lower case), Enter, the name, Enter.
+    context = await browser.new_context(viewport=VIEWPORT)
+    page = await context.new_page()
+    tab = Tab(context, page)
+    page.on("websocket", lambda websocket: tab.requests.append(websocket.url))
+    await page.add_init_script(SCREEN_READER)
+    await page.goto(address)
+    # Typed straight away, nothing focused by hand: the code (as a person might, in lower
+    # case) and Enter on the door's page; then the game asks the name, with the keyboard.
     await page.keyboard.type(code.lower())
     await page.keyboard.press("Enter")
+    await tab.wait_for("Join a friend's series")
+    assert len(tab.requests) == 1 and "/ws/" in tab.requests[0]  # one game, for the code
     await page.keyboard.type("Bob")
     await page.keyboard.press("Enter")
     await tab.wait_for("Alice is choosing a mark")
@@ -145,3 +151,20 @@ async def test_bob_joins_from_a_browser_and_they_play_a_match(
     assert "Bob left the series." in alice.text()
     await tab.close()
     assert recorded_results(alice.record) == {"Alice": (1, 0, 0), "Bob": (0, 1, 0)}
+
+
+async def test_a_wrong_code_on_the_door_page_is_told_and_starts_nothing(
+    alice: HostTerminal, browser: Browser
+) -> None:
+    address = alice.find(r"http://127\.0\.0\.1:\d+/").group(0)
+    context = await browser.new_context(viewport=VIEWPORT)
+    page = await context.new_page()
+    sockets: list[str] = []
+    page.on("websocket", lambda websocket: sockets.append(websocket.url))
+    await page.goto(address)
+    await page.keyboard.type("ABCDEF")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("text=That is not the code of this series.")
+    assert sockets == []
+    assert await page.evaluate("document.activeElement.id") == "code"
+    await context.close()

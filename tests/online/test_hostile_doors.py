@@ -1,0 +1,146 @@
+"""A stranger at the real `tictactoe host`'s doors, with its address and not its code.
+
+Everything here runs on 127.0.0.1, bounded in count and time. The host's game processes are
+counted, and the memory of its process tree (VmRSS, from /proc) is read before and after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import asyncssh
+import pytest
+
+from app.test_stray_bytes import rss_of_tree
+from web.test_online_browser import HostTerminal
+
+MIB = 1024 * 1024
+
+
+def games_of(pid: int) -> list[int]:
+    """The game processes the host at `pid` has started (its descendants running `join`)."""
+    found = []
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        children = Path(f"/proc/{current}/task/{current}/children")
+        with contextlib.suppress(OSError):
+            for child in map(int, children.read_text().split()):
+                pids.append(child)
+                command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+                if b"join" in command:
+                    found.append(child)
+    return found
+
+
+@pytest.fixture
+def alice(tmp_path: Path) -> Iterator[HostTerminal]:
+    host = HostTerminal(tmp_path)
+    try:
+        yield host
+    finally:
+        host.stop()
+
+
+async def strangers_at_the_web_door(address: str) -> list[int]:
+    """Code-less websockets, forged tickets, wrong codes, a rebinding Host: the statuses."""
+    statuses: list[int] = []
+    async with aiohttp.ClientSession() as session:
+        for path in ["/ws", "/ws/forged-ticket", "/ws/"] * 10:
+            with contextlib.suppress(aiohttp.WSServerHandshakeError):
+                async with session.ws_connect(address.rstrip("/") + path) as ws:
+                    for _ in range(30):  # what used to grow a game to gigabytes
+                        await ws.send_json(["stdin", "a" * 60_000])
+                    statuses.append(101)
+        for path in ["/ws", "/ws/forged-ticket"]:
+            async with session.get(address.rstrip("/") + path) as response:
+                statuses.append(response.status)
+
+        async def wrong() -> int:
+            async with session.post(address, data={"code": "ABCDEF"}) as response:
+                return response.status
+
+        statuses += await asyncio.gather(*(wrong() for _ in range(8)))
+        async with session.get(address, headers={"Host": "rebound.example"}) as response:
+            statuses.append(response.status)
+    return statuses
+
+
+async def strangers_at_the_ssh_door(port: int) -> int:
+    """Wrong codes at the SSH door, each a connection of its own: how many got in."""
+    admitted = 0
+    for user in ["NOTTHECODE", "ABCDEF", "root", "a" * 200] * 3:
+        with contextlib.suppress(asyncssh.PermissionDenied, asyncssh.DisconnectError, OSError):
+            async with asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username=user,
+                known_hosts=None,
+                client_keys=None,
+                config=None,
+                agent_path=None,
+            ) as client:
+                admitted += 1
+                for _ in range(4):
+                    with contextlib.suppress(asyncssh.Error):
+                        await client.create_session(
+                            asyncssh.SSHClientSession,
+                            env={f"X{n}": "x" * 30_000 for n in range(50)},
+                        )
+    return admitted
+
+
+async def test_a_stranger_without_the_code_starts_nothing_and_costs_the_host_nothing(
+    alice: HostTerminal,
+) -> None:
+    address = alice.find(r"http://127\.0\.0\.1:\d+/").group(0)
+    port = int(alice.find(r"ssh -p (\d+) ").group(1))
+    code = alice.find(r"code: ([A-Z0-9]{6})").group(1)
+    await asyncio.sleep(1.0)  # the invitation is drawn: the host is settled
+    before = rss_of_tree(alice.process.pid)
+
+    statuses = await strangers_at_the_web_door(address)
+    admitted = await strangers_at_the_ssh_door(port)
+
+    assert 101 not in statuses, statuses  # no websocket opened without a ticket
+    assert statuses[:2] == [404, 403], statuses  # a plain GET of the websockets' addresses
+    assert set(statuses[2:-1]) <= {403, 429}, statuses  # wrong codes: refused, or told to wait
+    assert statuses[-1] == 421, statuses  # a page whose name was made to point here
+    assert admitted == 0
+    assert games_of(alice.process.pid) == []
+    grown = rss_of_tree(alice.process.pid) - before
+    assert grown < 30 * MIB, f"the host grew by {grown / MIB:.0f} MiB"
+
+    # The friend, with the code, still gets in and plays.
+    async with asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=code,
+        known_hosts=None,
+        client_keys=None,
+        config=None,
+        agent_path=None,
+    ) as client:
+        bob = await client.create_process(term_type="xterm", term_size=(100, 32), encoding=None)
+        seen = bytearray()
+
+        async def until(pattern: bytes) -> None:
+            while not re.search(pattern, bytes(seen)):
+                seen.extend(await asyncio.wait_for(bob.stdout.read(65536), 20))
+
+        await until(rb"Join a friend")
+        bob.stdin.write(b"Bob\r")
+        alice.find("Bob joined the series")
+        alice.type("x")
+        alice.find(r"Alice \(X\) to move")
+        alice.type("5")
+        alice.find(r"Bob \(O\) to move")
+        bob.stdin.write(b"7")
+        alice.find(r"2\. Bob O top-left")
+        assert len(games_of(alice.process.pid)) == 1
+        bob.close()
