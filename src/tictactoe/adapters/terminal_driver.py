@@ -20,6 +20,11 @@ Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract
 
 from __future__ import annotations
 
+import sys
+
+if sys.platform == "win32":
+    raise ImportError("this driver is for the terminals of Linux and macOS")
+
 import os
 import selectors
 import signal
@@ -58,7 +63,7 @@ class TerminalDriver(LinuxDriver):
         """The terminal drawn on and measured."""
         if self._screen is not None:
             # Textual types this as the stream itself; its writer thread needs only write and flush.
-            self._file = _Output(self._screen, self._hang_up)  # type: ignore[assignment]
+            self._file = _Output(self._screen, self._hang_up)  # type: ignore[assignment, unused-ignore]
 
     def _get_terminal_size(self) -> tuple[int, int]:
         try:

@@ -34,6 +34,11 @@ fingerprint is shown in the invitation so the friend can check what `ssh` asks.
 
 from __future__ import annotations
 
+import sys
+
+if sys.platform == "win32":
+    raise ImportError("the SSH door runs games in pseudo-terminals: it needs Linux or macOS")
+
 import asyncio
 import contextlib
 import errno
