@@ -420,3 +420,28 @@ def test_an_imported_file_is_reported_once_on_screen(tmp_path: Path) -> None:
     record_screen_over(stats, showing=b"Zed")
     assert (tmp_path / "stats.json.imported").exists()
     assert not stats.exists()
+
+
+def test_a_record_that_cannot_be_read_is_never_shown_as_empty(tmp_path: Path) -> None:
+    path = tmp_path / "record.sqlite3"
+    record = GameRecord(path)
+    for _ in range(4):
+        record.add(
+            MatchRecord((Player("Ada"), Player("Bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
+        )
+    record.close()
+    game = Game(
+        "--player1", "Ada", "--player2", "Bob", "--record", str(path), prepare=no_room_for_files
+    )
+    game.read_until(b"choose your mark")
+    game.type(b"x", b"s")
+    game.read_until(b"Game record")
+    game.settle()
+    game.type(b"h")
+    game.settle()
+    game.type(b"\x1b", b"q")
+    assert game.finish() == 0
+    assert b"No matches recorded yet" not in game.output
+    assert b"have not played each other" not in game.output
+    assert game.output.count(b"The record could not be read") >= 2  # Players, Head to head
+    assert b"Kept in" not in game.output

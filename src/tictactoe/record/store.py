@@ -555,9 +555,13 @@ class GameRecord(Queries):
             return "Not saved this session (--no-save)"
         if self._left_alone is not None:
             return f"Not saved this session: {self.path} {self._left_alone}"
-        if not self.unsaved:
-            return f"Kept in {self.path}"
         count = self.unsaved
+        if self.unreadable is not None:
+            waiting = f" {count} match{'' if count == 1 else 'es'} of this session not saved yet."
+            why = self.unreadable[0].upper() + self.unreadable[1:]  # first: a long path is cut
+            return f"{why}: {self.path}.{waiting if count else ''}"
+        if not count:
+            return f"Kept in {self.path}"
         return (
             f"{count} match{'' if count == 1 else 'es'} of this session not saved yet"
             f" to {self.path}: {self.problem or 'waiting'}"

@@ -51,6 +51,9 @@ _COLUMNS: Final = (
 """The Players table's columns, in order; key `1`–`6` sorts by each."""
 
 
+UNREADABLE: Final = "The record could not be read"
+"""Instead of an empty table, when it could not (the line below the tabs says why)."""
+
 RESULT_NAME_WIDTH: Final = 12
 """Cells the winner's name may take in a Result column ("Ada won"): with the When, X, O,
 First and Moves columns, a row of the longest names fits the record's width."""
@@ -257,7 +260,6 @@ class RecordScreen(InfoScreen):
         if not self.query("#players-table"):
             return  # the session ended (a quit typed right after s) before the screen was made
         self._load_players()
-        self.query_one("#record-where", Static).update(self.record.where())
         self._tell()
 
     def reload(self) -> None:
@@ -275,7 +277,6 @@ class RecordScreen(InfoScreen):
             recent.clear(columns=True)
             self._match_columns(recent)
             recent.load(self._matches_page(recent, None))
-        self.query_one("#record-where", Static).update(self.record.where())
         self._tell()
 
     async def _fill(self, tab: str) -> None:
@@ -297,9 +298,14 @@ class RecordScreen(InfoScreen):
             await pane.mount(Static(hint, classes="record-hint", markup=False), recent)
             self._match_columns(recent)
             recent.load(self._matches_page(recent, None))
+            if self.record.unreadable:
+                self.query_one("#recent .record-hint", Static).update(f"{UNREADABLE}.")
         self._tell()
 
     def _tell(self) -> None:
+        """Pass on what the record had to say, and show where it is kept (or why it could
+        not be read) as of the last reading."""
+        self.query_one("#record-where", Static).update(self.record.where())
         if self._warn is not None:
             self._warn(self.record.take_notices())
 
@@ -338,7 +344,8 @@ class RecordScreen(InfoScreen):
 
         table.load(page)
         if not table.row_count:
-            table.add_row(Text("No matches recorded yet", style="dim"), *[Text("")] * 5)
+            empty = UNREADABLE if self.record.unreadable else "No matches recorded yet"
+            table.add_row(Text(empty, style="dim"), *[Text("")] * 5)
 
     def _sort(self, sort: PlayerSort) -> None:
         if sort is self.sort:
@@ -372,7 +379,9 @@ class RecordScreen(InfoScreen):
                 _number(head.wins[1 - index]),
                 _number(head.draws),
             )
-        if head.matches:
+        if self.record.unreadable:
+            hint.update(f"{UNREADABLE}.")
+        elif head.matches:
             first, last = local_time(head.first), local_time(head.last)
             when = first if first == last else f"{first} to {last}"
             if head.matches == 1:
