@@ -182,3 +182,46 @@ async def test_the_record_screen_reads_again_once_a_locked_record_is_saved(
         both = [["Ada", "2", "1"], ["Bob", "2", "1"]]
         await eventually(ui, lambda: sorted(players_shown(ui)) == both)
         assert painted(ui.app.screen.query_one("#record-where")).strip() == f"Kept in {path}"
+
+
+def delete(path: Path) -> None:
+    """`rm record.sqlite3*` from another terminal."""
+    for file in path.parent.glob(f"{path.name}*"):
+        file.unlink()
+
+
+async def test_a_record_deleted_during_play_is_written_again_with_the_sessions_matches(
+    start: Start, tmp_path: Path
+) -> None:
+    path = tmp_path / "record.sqlite3"
+    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+        await ui.press(*ADA_WINS)
+        await eventually(ui, lambda: winners(path) == ["Ada"])
+        delete(path)
+        await ui.press(*BOB_WINS)
+        await eventually(ui, lambda: path.exists() and winners(path) == ["Ada", "Bob"])
+        said = f"The game record {path} was deleted during play; this session's 1 match"
+        await eventually(ui, lambda: any(text.startswith(said) for text in notifications(ui)))
+        delete(path)
+        await ui.press("q")
+    assert ui.app.unsaved_matches == 0
+    assert winners(path) == ["Ada", "Bob"], "deleted after the last match: written at quit"
+
+
+async def test_a_record_replaced_during_play_gets_the_sessions_matches_once(
+    start: Start, tmp_path: Path
+) -> None:
+    path = tmp_path / "record.sqlite3"
+    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+        await ui.press(*ADA_WINS)
+        await eventually(ui, lambda: winners(path) == ["Ada"])
+        backup = tmp_path / "backup.sqlite3"
+        copy = sqlite3.connect(path)
+        copy.execute(f"VACUUM INTO '{backup}'")  # a copy holding this session's first match
+        copy.close()
+        delete(path)
+        backup.rename(path)
+        await ui.press(*BOB_WINS)
+        await eventually(ui, lambda: winners(path) == ["Ada", "Bob"])
+        await ui.press("q")
+    assert winners(path) == ["Ada", "Bob"]

@@ -213,6 +213,7 @@ class GameRecord(Queries):
         with self._lock:
             while self._handed:
                 self._pending.append(self._handed.popleft())
+            self._find_replaced()
             if not self._pending:
                 return
             for _attempt in range(2):  # a second try after a damaged file was replaced
@@ -348,16 +349,16 @@ class GameRecord(Queries):
         self._written = []
         if not again:
             return
-        matches = f"{again} match{'' if again == 1 else 'es'}"
+        matches = f"{again} match is" if again == 1 else f"{again} matches are"
         if gone:
             self._tell(
                 f"The game record {self.path} was deleted during play; this session's"
-                f" {matches} are written to it again."
+                f" {matches} written to it again."
             )
         else:
             self._tell(
                 f"The game record {self.path} was replaced during play; this session's"
-                f" {matches} are added to the file now there."
+                f" {matches} added to the file now there."
             )
 
     def _prepare(self, db: sqlite3.Connection) -> None:
