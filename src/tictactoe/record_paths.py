@@ -7,6 +7,8 @@ used, not before the first screen.
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import Final
 
@@ -34,8 +36,25 @@ def path_problem(path: Path) -> str | None:
     Only what is wrong for good counts: a folder, a path through a file, or anything
     else that is not a regular file (a device, a named pipe, a socket), where SQLite
     would fail at the first save and leave its journal beside it. A link is followed.
-    A folder that is read-only today is a passing problem, handled while playing.
+    A folder that is read-only today is a passing problem, handled while playing. So is a
+    missing folder, which is made, unless a symbolic link to nothing leads to it (the folder
+    would not be made where the link points), or links lead round in a loop.
     """
+    try:
+        path.stat()
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return f"{path} is a loop of symbolic links; the record needs the path of a file."
+    absolute = path.absolute()
+    for step in (*reversed(absolute.parents), absolute):
+        if step.is_symlink() and not step.exists():  # a link to nothing
+            real = Path(os.path.realpath(step))
+            if step == absolute and real.parent.is_dir():
+                break  # SQLite makes the file where the link points
+            missing = next(part for part in (*reversed(real.parents), real) if not part.is_dir())
+            return (
+                f"{path} leads through a symbolic link to {missing}, a folder that does not exist."
+            )
     if path.is_dir():
         return f"{path} is a folder; the record needs the path of a file."
     if path.exists() and not path.is_file():

@@ -201,6 +201,59 @@ def test_a_record_path_that_is_not_a_regular_file_is_refused_in_one_sentence(
     assert {entry.name for entry in tmp_path.iterdir()} <= {"record.sqlite3", "node"}
 
 
+def a_loop(path: Path) -> Path:
+    """`ln -s b a; ln -s a b`: links that lead to each other."""
+    other = path.with_name("b")
+    path.symlink_to(other)
+    other.symlink_to(path)
+    return path
+
+
+def a_link_to_a_missing_folder(path: Path) -> Path:
+    path.symlink_to(path.with_name("gone") / "record.sqlite3")
+    return path
+
+
+def in_a_link_to_a_missing_folder(path: Path) -> Path:
+    folder = path.with_name("linked")
+    folder.symlink_to(path.with_name("gone"))
+    return folder / "record.sqlite3"
+
+
+def in_a_loop(path: Path) -> Path:
+    return a_loop(path.with_name("a")) / "record.sqlite3"
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (a_loop, "{path} is a loop of symbolic links; the record needs the path of a file."),
+        (in_a_loop, "{path} is a loop of symbolic links; the record needs the path of a file."),
+        (
+            a_link_to_a_missing_folder,
+            "{path} leads through a symbolic link to {tmp}/gone, a folder that does not exist.",
+        ),
+        (
+            in_a_link_to_a_missing_folder,
+            "{path} leads through a symbolic link to {tmp}/gone, a folder that does not exist.",
+        ),
+    ],
+    ids=["a loop", "inside a loop", "a link to a missing folder", "in a link to a missing folder"],
+)
+def test_a_record_path_through_a_broken_link_is_refused_in_one_sentence(
+    tmp_path: Path, make: Callable[[Path], Path], said: str
+) -> None:
+    path = make(tmp_path / "record.sqlite3")
+    before = sorted(entry.name for entry in tmp_path.iterdir())
+    result = refusal("--record", str(path))
+
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line == f"tictactoe: error: {said.format(path=path, tmp=tmp_path)}"
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == before
+
+
 def test_the_old_option_is_checked_the_same_way(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a folder", encoding="utf-8")
     result = refusal("--stats-file", str(tmp_path / "notes.txt" / "stats.json"))

@@ -797,6 +797,12 @@ def test_paths_that_can_never_hold_the_record_are_refused(tmp_path: Path) -> Non
     link = tmp_path / "link.sqlite3"
     link.symlink_to(a_file)
     assert path_problem(link) is None
+    home = tmp_path / "home"  # a home folder that is a link: new folders are made through it
+    home.symlink_to(tmp_path)
+    assert path_problem(home / ".local" / "share" / "tictactoe" / "record.sqlite3") is None
+    ahead = tmp_path / "ahead.sqlite3"  # a link to a file not made yet, in a folder that is
+    ahead.symlink_to(tmp_path / "later.sqlite3")
+    assert path_problem(ahead) is None
 
 
 def test_a_record_that_is_not_a_regular_file_is_left_alone(tmp_path: Path) -> None:
