@@ -132,7 +132,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         " shown; anyone else with them watches.",
         epilog="The SSH door and the browser door listen on every address of this machine"
         " (--listen narrows them); the browser door is plain, unencrypted HTTP. Every finished"
-        " match goes into your game record.",
+        " match goes into your game record. Refused codes and connections are logged, a line"
+        " each, in host.log in your user log folder (on Linux ~/.local/state/tictactoe/log).",
         allow_abbrev=False,
     )
     host.add_argument("--player1", metavar="NAME", help="your name (asked if not given)")
@@ -500,11 +501,12 @@ def play_online(argv: Sequence[str]) -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
-    from tictactoe.online.hosting import Hosting
+    from tictactoe.online.hosting import Hosting, log_to_file
     from tictactoe.online_app import OnlineApp
 
     if host is not None:
         hosting = host
+        log_to_file()
 
         async def open_doors(name: str) -> Hosting:
             return await Hosting(name, hosting).start()

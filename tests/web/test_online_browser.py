@@ -37,6 +37,8 @@ class HostTerminal:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 32, 100, 0, 0))
         environment = dict(os.environ, TERM="xterm-256color", HOME=str(home))
         environment["XDG_DATA_HOME"] = str(home / "data")
+        self.environment = environment
+        """The host's environment."""
         self.process = subprocess.Popen(
             [
                 *(sys.executable, "-m", "tictactoe", "host", "--player1", "Alice"),

@@ -22,14 +22,18 @@ import asyncio
 import contextlib
 import fcntl
 import ipaddress
+import logging
 import secrets
 import socket
 import struct
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
 from typing import Final
 
+import platformdirs
 from aiohttp import web
 
 from tictactoe.addresses import is_loopback, url_host
@@ -50,6 +54,10 @@ JOIN_CODE: Final = "TICTACTOE_JOIN_CODE"
 JOIN_DOOR_KEY: Final = "TICTACTOE_JOIN_DOOR_KEY"
 """The variable that carries the doors' key to a game a door starts."""
 
+LOG_SIZE: Final = 1024 * 1024
+"""Bytes of the host's log before it is rotated; `LOG_KEPT` older ones are kept."""
+LOG_KEPT: Final = 3
+
 SEATS_LEAVE_WITHIN: Final = 1.0
 """Seconds the seats' games have to end by themselves when the series ends, before the
 doors close on them (the whole stop stays within two seconds)."""
@@ -67,6 +75,32 @@ class HostConfig:
     grace: float = 120.0
     """Seconds a dropped player has to come back before the host may end the series."""
     first_move: FirstMove = FirstMove.CHOOSER
+
+
+def host_log_path() -> Path:
+    """The host's log: the user log folder's `host.log`."""
+    return platformdirs.user_log_path("tictactoe") / "host.log"
+
+
+def log_to_file(path: Path | None = None) -> Path | None:
+    """Send the doors' and the authority's lines (a refusal, a throttle, a closed link, a bad
+    frame: one line each) to a rotating log file, never to the terminal the game is drawn on;
+    the file, or None when it cannot be opened (the lines are then dropped)."""
+    path = host_log_path() if path is None else path
+    logger = logging.getLogger("tictactoe")
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = RotatingFileHandler(
+            path, maxBytes=LOG_SIZE, backupCount=LOG_KEPT, encoding="utf-8"
+        )
+    except OSError:
+        logger.addHandler(logging.NullHandler())
+        return None
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    return path
 
 
 def join_command(link_url: str, *args: str) -> list[str]:
