@@ -14,6 +14,7 @@ from rich.console import Console, RenderableType
 from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
@@ -41,6 +42,19 @@ CRASH_LOG = user_log_path("tictactoe") / "crash.log"
 
 RECORD_SHOWN_WITHIN = 1.0
 """Seconds `s` waits for the matches being written before it shows the record anyway."""
+
+
+def write_crash_log(details: Sequence[RenderableType]) -> bool:
+    """Add an unexpected error's details to `CRASH_LOG`; whether they could be written."""
+    try:
+        CRASH_LOG.parent.mkdir(parents=True, exist_ok=True)
+        with CRASH_LOG.open("a", encoding="utf-8") as log:
+            console = Console(file=log, width=100, color_system=None, force_terminal=False)
+            for renderable in details:
+                console.print(renderable)
+    except OSError:
+        return False
+    return True
 
 
 class TicTacToeApp(CrashReporting[Series | None]):
@@ -118,6 +132,24 @@ class TicTacToeApp(CrashReporting[Series | None]):
         theme = self.settings.settings.theme
         if theme in self.available_themes:
             self.theme = theme  # before anything is styled
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below the minimum size the command palette (which has no line of its own to show
+        instead) closes, and the screen under it shows its one line."""
+        if self._too_small(event.size.width, event.size.height) and isinstance(
+            self.screen, CommandPalette
+        ):
+            self.screen.dismiss()
+
+    @staticmethod
+    def _too_small(width: int, height: int) -> bool:
+        return width < MIN_WIDTH or height < MIN_HEIGHT
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The command palette does not open below the minimum size."""
+        if action == "command_palette" and self._too_small(*self.size):
+            return False
+        return super().check_action(action, parameters)
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
@@ -232,15 +264,11 @@ class TicTacToeApp(CrashReporting[Series | None]):
 
         (Textual would print a traceback; a player should never see one.)
         """
-        try:
-            CRASH_LOG.parent.mkdir(parents=True, exist_ok=True)
-            with CRASH_LOG.open("a", encoding="utf-8") as log:
-                console = Console(file=log, width=100, color_system=None, force_terminal=False)
-                for renderable in details:
-                    console.print(renderable)
-            where = f"The details are in {CRASH_LOG}."
-        except OSError:
-            where = "The details could not be written down."
+        where = (
+            f"The details are in {CRASH_LOG}."
+            if write_crash_log(details)
+            else "The details could not be written down."
+        )
         if self._game_record is not None:
             self._game_record.finish()
         unsaved = self.unsaved_matches

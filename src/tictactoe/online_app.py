@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+import sys
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tictactoe.app import TicTacToeApp
+from rich.console import RenderableType
+
+from tictactoe.app import TicTacToeApp, write_crash_log
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.names import DEFAULT_NAMES, clean_name, short
@@ -41,6 +44,12 @@ __all__ = ["JoinSetup", "OnlineApp"]
 
 LEAVE_WITHIN = 1.0
 """Seconds to tell the authority that this seat leaves, before leaving anyway."""
+
+JOIN_WITHIN = 180.0
+"""Seconds a friend's game waits for a name before it ends: a door left open with nobody at it
+holds no game for long."""
+
+NOBODY_JOINED = "Nobody joined in time: this game has closed. Open the door again to join."
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +88,8 @@ class OnlineApp(TicTacToeApp):
     def begin(self) -> None:
         """Ask the name (and the code, when the door did not carry it), then join."""
         hosting = self.setup.host is not None
+        if not hosting:
+            self.set_timer(JOIN_WITHIN, self._nobody_joined)
         name = self.config.player1
         self.push_screen(
             JoinScreen(
@@ -114,6 +125,12 @@ class OnlineApp(TicTacToeApp):
         except LinkError:
             return "The host's game cannot be reached: it may have ended."
         return None
+
+    def _nobody_joined(self) -> None:
+        if self.link is None and not self._ended:
+            self._ended = True
+            self.farewell = NOBODY_JOINED
+            self.exit(None)
 
     def _joined(self, joined: bool | None) -> None:
         if not joined or self.link is None:
@@ -210,6 +227,19 @@ class OnlineApp(TicTacToeApp):
             if game is not None:
                 self.farewell = "You stopped watching." if watching else "You ended the series."
         await super().action_quit()
+
+    def report_crash(self, details: Sequence[RenderableType]) -> None:
+        """A friend's game runs on the host's machine: its details go to the host's log, and
+        the friend reads that the game stopped, never a path on a disk that is not theirs."""
+        if self.setup.host is not None:
+            super().report_crash(details)
+            return
+        write_crash_log(details)
+        print(
+            "The game stopped after an unexpected error on the host's machine;"
+            " the host's log has the details.",
+            file=sys.stderr,
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The invitation is the host's to show."""

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+import tictactoe.app
+import tictactoe.online_app
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.online.client import AuthorityLink
@@ -274,3 +277,49 @@ async def test_a_long_name_joins_cut_to_60_characters(host_config: HostConfig) -
                 assert hosting.authority.state_for(None).names == ("A" * 60, "🎲" * 60)
     finally:
         await app.close_link()
+
+
+async def test_a_friend_who_never_gives_a_name_is_let_go(
+    host_config: HostConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tictactoe.online_app, "JOIN_WITHIN", 0.3)
+    hosting = await Hosting("Alice", host_config).start()
+    try:
+        app = OnlineApp(
+            GameConfig(save=False),
+            JoinSetup(
+                link_url=hosting.link_url,
+                code=hosting.code,
+                door_key=hosting.door_key,
+                peer="10.0.0.2",
+            ),
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, JoinScreen))
+            await settle(pilot, lambda: app.return_code is not None)
+        assert app.farewell == tictactoe.online_app.NOBODY_JOINED
+    finally:
+        await hosting.stop("The test is over.")
+
+
+class BrokenSeat(OnlineApp):
+    """A friend's game that fails as soon as it is on screen."""
+
+    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+
+    def on_ready(self) -> None:
+        raise RuntimeError("a bug the friend should not have to read about")
+
+
+def test_a_friends_game_that_fails_names_no_path_on_the_hosts_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "logs" / "crash.log"
+    monkeypatch.setattr(tictactoe.app, "CRASH_LOG", log)
+    app = BrokenSeat(GameConfig(save=False), JoinSetup(link_url="ws://127.0.0.1:9/link"))
+    app.run(headless=True)
+    printed = capsys.readouterr()
+    assert app.return_code == 1
+    assert "host's machine" in printed.err
+    assert str(tmp_path) not in printed.err + printed.out and "Traceback" not in printed.err
+    assert "RuntimeError" in log.read_text(encoding="utf-8")
