@@ -524,12 +524,13 @@ class GameServer:
 
         # On loopback (the default) every session comes from one address: the bound per
         # address is then the bound on sessions.
-        per_address = MAX_SSH_SESSIONS if is_loopback(self.host) else 16
+        loopback = is_loopback(self.host)
         door = SshDoor(
             host_key=load_host_key(),
             command=lambda _info: self.game_argv,
             max_sessions=MAX_SSH_SESSIONS,
-            max_per_address=per_address,
+            max_per_address=MAX_SSH_SESSIONS if loopback else 16,
+            max_logging_in_per_address=32 if loopback else 4,
         )
         return door, await door.start(self.host, port)
 
