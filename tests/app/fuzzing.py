@@ -81,7 +81,7 @@ from tictactoe.series import Phase, Series
 from tictactoe.widgets.board import Cell, mark_art
 from tictactoe.widgets.scoreboard import PlayerCard
 from tictactoe.widgets.status import lay_out, notice_phrases
-from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
 
 __all__ = ["CONFIGS", "REPORTS", "FuzzFailure", "FuzzReport", "fuzz", "summary"]
 
@@ -946,7 +946,7 @@ class _Run:
         if (width >= MIN_WIDTH and height >= MIN_HEIGHT) or isinstance(app.screen, CommandPalette):
             return
         notice = words(app.screen.query_one(TooSmall))
-        if not notice or not "Enlarge the terminal".startswith(notice.rstrip("…")[:20]):
+        if not notice or not TOO_SMALL.startswith(notice.rstrip("…")):
             raise self.fail(f"at {width}x{height} the screen shows {notice!r}, not how to enlarge")
 
 

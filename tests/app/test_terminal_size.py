@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input
+import pytest
+from textual.command import CommandPalette
+from textual.widget import Widget
+from textual.widgets import Button, Input
 
-from app.conftest import HOT_SEAT, SIZE, Driver, Start
+from app.conftest import HOT_SEAT, SIZE, Driver, Start, painted
 from tictactoe.engine import Mark
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from tictactoe.screens.new_game import NewGameScreen
+from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
 
 TINY = (40, 12)
 
@@ -18,9 +22,7 @@ def too_small_shown(ui: Driver) -> bool:
     has none)."""
     notices = list(ui.app.screen.query(TooSmall))
     assert len(notices) <= 1
-    return any(
-        notice.is_on_screen and "Enlarge the terminal" in str(notice.render()) for notice in notices
-    )
+    return any(notice.is_on_screen and TOO_SMALL in str(notice.render()) for notice in notices)
 
 
 async def test_a_tiny_terminal_shows_one_line_and_recovers_the_same_match(
@@ -131,3 +133,79 @@ async def test_every_mark_is_redrawn_when_the_board_shrinks_past_a_drawing_size(
         await ui.pilot.pause()
         assert [ui.cell(cell).region.width for cell in range(3)] == [10, 11, 11]
         ui.assert_board_matches_match()
+
+
+# The new-game screen at common sizes.
+
+
+def seen_at_its_middle(ui: Driver, widget: Widget) -> bool:
+    """Whether the screen shows `widget` where its middle is (not clipped off, not covered)."""
+    region = widget.region
+    if not region.area:
+        return False
+    found, _ = ui.app.screen.get_widget_at(
+        region.x + region.width // 2, region.y + region.height // 2
+    )
+    return found is widget or widget in found.ancestors
+
+
+def whole_width(ui: Driver, widget: Widget) -> bool:
+    """Whether both side borders of `widget` are on the screen."""
+    return widget.region.x >= 0 and widget.region.right <= ui.app.size.width
+
+
+async def test_the_new_game_screen_fits_80x24_whole(start: Start) -> None:
+    async with start(size=(80, 24)) as ui:
+        screen = ui.app.screen
+        assert isinstance(screen, NewGameScreen)
+        dialog = screen.query_one("#new-game")
+        assert whole_width(ui, dialog)
+        assert dialog.region.bottom <= 24 - 1, "above the footer"
+        for widget in (
+            *screen.query(Input),
+            screen.query_one("#opponent"),
+            screen.query_one(Button),
+        ):
+            assert seen_at_its_middle(ui, widget), widget
+        await ui.press(*"Ann", "tab", *"Bob", "enter")
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (50, 16)])
+async def test_the_new_game_screen_is_never_clipped_and_start_is_in_reach(
+    start: Start, size: tuple[int, int]
+) -> None:
+    async with start(size=size) as ui:
+        screen = ui.app.screen
+        dialog = screen.query_one("#new-game")
+        assert whole_width(ui, dialog)
+        assert dialog.region.bottom <= size[1] - 1, "above the footer"
+        assert seen_at_its_middle(ui, screen.query_one("#name-1"))
+        await ui.press("tab", "tab", "tab")  # to Start: the dialog scrolls it into view
+        start_button = screen.query_one(Button)
+        assert screen.focused is start_button
+        assert seen_at_its_middle(ui, start_button)
+        assert "Start" in painted(start_button)
+
+
+async def test_the_one_line_names_the_size_it_needs_in_a_tiny_terminal(start: Start) -> None:
+    async with start(size=(20, 6)) as ui:
+        (notice,) = ui.app.screen.query(TooSmall)
+        line = painted(notice).strip()
+        assert f"{MIN_WIDTH}×{MIN_HEIGHT}" in line, line
+        assert "…" not in line
+
+
+async def test_the_command_palette_makes_way_for_the_one_line(start: Start) -> None:
+    async with start(size=(80, 24)) as ui:
+        await ui.press("ctrl+p")
+        assert isinstance(ui.app.screen, CommandPalette)
+        await ui.pilot.resize_terminal(20, 6)
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, NewGameScreen)
+        assert too_small_shown(ui)
+        await ui.press("ctrl+p")
+        assert isinstance(ui.app.screen, NewGameScreen), "not opened while too small"
+        await ui.pilot.resize_terminal(80, 24)
+        await ui.press("ctrl+p")
+        assert isinstance(ui.app.screen, CommandPalette)

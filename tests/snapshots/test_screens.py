@@ -90,6 +90,11 @@ def test_new_game(snap_compare: Any) -> None:
     assert snap_compare(new_game(), terminal_size=SIZE, run_before=steady_inputs(pressing()))
 
 
+def test_new_game_at_80x24(snap_compare: Any) -> None:
+    """The most common terminal: the whole dialog, Start included, above the footer."""
+    assert snap_compare(new_game(), terminal_size=(80, 24), run_before=steady_inputs(pressing()))
+
+
 def test_new_game_refuses_equal_names(snap_compare: Any) -> None:
     """Two players called Ada: an inline error under the opponents, focus on Player 2."""
     assert snap_compare(

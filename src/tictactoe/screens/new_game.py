@@ -202,6 +202,7 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
             series = Series.new(first, second, first_move=self.first_move)
         except NameClash as clash:
             self.query_one("#new-error", Static).update(Content(str(clash)))
+            self.query_one("#new-game").add_class("-refused")  # on a short screen, in its place
             self.query_one("#name-2" if level is None else "#name-1", Input).focus()
             return
         self.dismiss(series)

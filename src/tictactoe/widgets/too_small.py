@@ -9,10 +9,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MinimumSize", "TooSmall", "too_small"]
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "TOO_SMALL", "MinimumSize", "TooSmall", "too_small"]
 
 MIN_WIDTH: Final = 50
 MIN_HEIGHT: Final = 16
+TOO_SMALL: Final = f"Enlarge to {MIN_WIDTH}×{MIN_HEIGHT}"
+"""The one line shown below the minimum size: short, so that the size shows at 20x6."""
 
 
 def too_small(screen: Screen[Any]) -> bool:
@@ -28,7 +30,7 @@ class TooSmall(Static):
     """
 
     def __init__(self) -> None:
-        super().__init__(f"Enlarge the terminal to {MIN_WIDTH}×{MIN_HEIGHT}", markup=False)
+        super().__init__(TOO_SMALL, markup=False)
 
 
 class MinimumSize:
