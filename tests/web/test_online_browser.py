@@ -112,6 +112,7 @@ async def test_bob_joins_from_a_browser_and_they_play_a_match(
     page.on("websocket", lambda websocket: tab.requests.append(websocket.url))
     await page.add_init_script(SCREEN_READER)
     await page.goto(address)
+    await page.wait_for_function("document.activeElement?.id === 'code'")  # the page's own doing
     # Typed straight away, nothing focused by hand: the code (as a person might, in lower
     # case) and Enter on the door's page; then the game asks the name, with the keyboard.
     await page.keyboard.type(code.lower())
@@ -164,6 +165,7 @@ async def test_a_wrong_code_on_the_door_page_is_told_and_starts_nothing(
     sockets: list[str] = []
     page.on("websocket", lambda websocket: sockets.append(websocket.url))
     await page.goto(address)
+    await page.wait_for_function("document.activeElement?.id === 'code'")
     await page.keyboard.type("ABCDEF")
     await page.keyboard.press("Enter")
     await page.wait_for_selector("text=That is not the code of this series.")
