@@ -148,3 +148,24 @@ def test_an_error_in_the_input_thread_leaves_1_as_any_unexpected_error(tmp_path:
     assert game.finish() == 1
     assert b"Traceback" not in game.output
     assert b"stopped after an unexpected error" in game.output
+
+
+def test_escape_then_a_key_in_one_burst_acts_as_both_keys_in_order() -> None:
+    """A slow link delivers Escape and the next key together, as a terminal sends Alt+key: the
+    game binds no Alt key, so it reads them as typed (the record opens, closes, the move counts)."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    game.read_until(b"choose your mark")
+    game.type(b"x", screen_after=b"Ada (X) to move")
+    game.output = b""
+    os.write(game.fd, b"s\x1b5")
+    game.read_until(b"Bob (O) to move")
+    game.output = b""
+    os.write(game.fd, b"\x1bq")
+    assert game.finish() == 0
+    assert b"Ada    0" in game.after_the_game
+
+
+def test_the_reader_splits_escape_from_a_key_that_begins_no_sequence() -> None:
+    reader = KeyReader()
+    keys = [getattr(event, "key", None) for event in reader.feed(b"s\x1b5\x1bq\x1b[A\x1bOP\x1b\r")]
+    assert keys == ["s", "escape", "5", "escape", "q", "up", "f1", "escape", "enter"]

@@ -11,6 +11,10 @@ flood of input grows the game's memory without bound.
 
 - invalid UTF-8 becomes U+FFFD (a character no key is bound to);
 - a sequence the parser fails on is dropped, and parsing starts afresh with the next character;
+- Escape followed at once by a character that begins no sequence (a burst from a slow link:
+  Escape then `1`) is Escape, then that key, as typed: Textual would read it as one Alt key
+  (`alt+q`, or `¡` for Alt+1). The game binds no Alt key, so nothing is lost; an Escape that
+  ends a read waits for the parser's pause as before;
 - `keep_up` holds the input thread back while the app is behind: once many events wait, the
   thread stops reading until the app has handled them (a key goes from the app to the focused
   widget and up through its parents, so the wait follows that same path). What is not read stays
@@ -28,6 +32,7 @@ from codecs import getincrementaldecoder
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from textual import events
 from textual._xterm_parser import XTermParser
 from textual.message import Message
 
@@ -40,6 +45,17 @@ __all__ = ["MAX_BEHIND", "KeyReader"]
 MAX_BEHIND: Final = 256
 """Input events the app may have waiting before the input thread waits for it."""
 
+ESC: Final = "\x1b"
+PASTE_START: Final = "\x1b[200~"
+PASTE_END: Final = "\x1b[201~"
+
+_STARTS_SEQUENCE: Final = frozenset("[O]P_^X\\")
+"""What may follow Escape to begin a sequence (CSI, SS3, and the string sequences)."""
+
+_TEXT, _ESCAPE, _CSI, _PASTE = "text", "escape", "csi", "paste"
+"""Where the reader is: in plain input, just after an Escape, inside a control sequence, or
+inside a bracketed paste (where an Escape is text until the paste ends)."""
+
 _WAIT_STEP: Final = 0.1
 """Seconds between looks at whether the app is ending, while the input thread waits."""
 
@@ -51,6 +67,8 @@ class KeyReader:
         self._debug = debug
         self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
         self._parser = XTermParser(debug)
+        self._state = _TEXT
+        self._csi = ""
         self.behind = 0
         """Events handed out since the app last caught up."""
         self.dropped = 0
@@ -59,14 +77,52 @@ class KeyReader:
     def feed(self, data: bytes) -> Iterator[Message]:
         """The events in `data` (the start of a sequence may wait for the next bytes)."""
         for character in self._decode(data):
-            try:
-                events_ = list(self._parser.feed(character))
-            except Exception:  # the parser died on a sequence: start afresh after it
-                self.dropped += 1
-                self._parser = XTermParser(self._debug)
-                continue
-            self.behind += len(events_)
-            yield from events_
+            yield from self._read(character)
+        if self._state == _ESCAPE:  # an Escape ends the read: the parser's pause decides
+            self._state = _TEXT
+            yield from self._parse(ESC)
+
+    def _read(self, character: str) -> Iterator[Message]:
+        """One character, with Escape held back until the next one says what it starts."""
+        state = self._state
+        if state == _ESCAPE:
+            if character in _STARTS_SEQUENCE:
+                self._state = _CSI if character == "[" else _TEXT
+                self._csi = ESC + character
+                yield from self._parse(ESC)
+            elif character != ESC:
+                self._state = _TEXT
+                yield from self._typed(events.Key("escape", ESC))
+            else:
+                yield from self._typed(events.Key("escape", ESC))
+                return
+        elif state == _TEXT and character == ESC:
+            self._state = _ESCAPE
+            return
+        elif state == _CSI:
+            self._csi += character
+            if "\x40" <= character <= "\x7e":  # the final byte
+                self._state = _PASTE if self._csi == PASTE_START else _TEXT
+        elif state == _PASTE:
+            self._csi = (self._csi + character)[-len(PASTE_END) :]
+            if self._csi == PASTE_END:
+                self._state = _TEXT
+        yield from self._parse(character)
+
+    def _typed(self, event: Message) -> Iterator[Message]:
+        self.behind += 1
+        yield event
+
+    def _parse(self, character: str) -> Iterator[Message]:
+        try:
+            events_ = list(self._parser.feed(character))
+        except Exception:  # the parser died on a sequence: start afresh after it
+            self.dropped += 1
+            self._parser = XTermParser(self._debug)
+            self._state = _TEXT
+            return
+        self.behind += len(events_)
+        yield from events_
 
     def tick(self) -> Iterator[Message]:
         """Events that a pause completes (a lone Escape)."""
