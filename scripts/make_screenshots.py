@@ -129,8 +129,9 @@ async def shoot(name: str) -> Path:
 
 INVITATION = Invitation(
     code="K7M4QX",
-    ssh_lines=("ssh -p 2222 K7M4QX@192.168.1.20",),
-    web_addresses=("http://192.168.1.20:8000/",),
+    addresses=("192.168.1.20",),
+    ssh_port=2222,
+    web_port=8000,
     fingerprint="SHA256:4mBf3rZ1l0wq9oTQm3xWvD0yYkq8s2h5Jd7uJ6tE1aQ",
 )
 """What the host's invitation shows (an address of a home network)."""

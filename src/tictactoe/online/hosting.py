@@ -36,7 +36,7 @@ from typing import Final
 import platformdirs
 from aiohttp import web
 
-from tictactoe.addresses import is_loopback, url_host
+from tictactoe.addresses import canonical_host, global_ipv6, is_loopback
 from tictactoe.online.authority import Authority
 from tictactoe.online.code_gate import CodeGate
 from tictactoe.online.codes import Throttle, new_code
@@ -109,9 +109,19 @@ def join_command(link_url: str, *args: str) -> list[str]:
 
 
 def own_addresses(listen: str | None = None) -> list[str]:
-    """The addresses a friend may use to reach this machine (IPv4, loopback last)."""
+    """The addresses a friend may use to reach this machine: IPv4 ones, then global IPv6 ones
+    (unless `listen` is IPv4's any address); loopback only when there is nothing else."""
     if listen not in (None, "", "0.0.0.0", "::"):
         return [listen] if listen is not None else []
+    found = _own_ipv4() if listen != "::" else []
+    if listen != "0.0.0.0":
+        found += _own_ipv6()
+    unique = list(dict.fromkeys(found))
+    outside = [a for a in unique if not ipaddress.ip_address(a).is_loopback]
+    return outside or ["127.0.0.1" if listen != "::" else "::1"]
+
+
+def _own_ipv4() -> list[str]:
     found: list[str] = []
     if sys.platform.startswith("linux"):
         for _index, name in socket.if_nameindex():
@@ -125,9 +135,26 @@ def own_addresses(listen: str | None = None) -> list[str]:
     with contextlib.suppress(OSError):
         for *_rest, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
             found.append(str(address[0]))
-    unique = list(dict.fromkeys(found))
-    outside = [a for a in unique if not ipaddress.ip_address(a).is_loopback]
-    return outside or ["127.0.0.1"]
+    return found
+
+
+def _own_ipv6() -> list[str]:
+    """This machine's global IPv6 addresses: Linux lists them in /proc; elsewhere, those its
+    name resolves to and the one it would send from to the IPv6 internet (no packet is sent)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            return global_ipv6(Path("/proc/net/if_inet6").read_text())
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for *_rest, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET6):
+            found.append(str(address[0]))
+    with (
+        contextlib.suppress(OSError),
+        socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as probe,
+    ):
+        probe.connect(("2001:4860:4860::8888", 53))
+        found.append(str(probe.getsockname()[0]))
+    return [a for a in found if ipaddress.ip_address(a.split("%")[0]).is_global]
 
 
 class Hosting:
@@ -155,7 +182,7 @@ class Hosting:
         self._web: web.AppRunner | None = None
         self.ssh_port = config.ssh_port
         self.web_port = config.web_port
-        self.invitation = Invitation(self.code, (), (), "")
+        self.invitation = Invitation(self.code, (), config.ssh_port, config.web_port, "")
 
     @property
     def link_url(self) -> str:
@@ -179,14 +206,11 @@ class Hosting:
         except BaseException:
             await self.stop("The host could not open the doors.")
             raise
-        addresses = own_addresses(self.config.listen)
         self.invitation = Invitation(
             code=self.code,
-            ssh_lines=tuple(f"ssh -p {self.ssh_port} {self.code}@{url_host(a)}" for a in addresses),
-            web_addresses=tuple(
-                f"http://{url_host(a)}:{self.web_port}/"
-                for a in (addresses if self.web_port is not None else ())
-            ),
+            addresses=tuple(own_addresses(self.config.listen)),
+            ssh_port=self.ssh_port,
+            web_port=self.web_port if self.config.web_port is not None else None,
             fingerprint=fingerprint(key),
         )
         return self
@@ -235,8 +259,8 @@ class Hosting:
         """Whether `host` (a request's Host, without its port) names this machine: one of its
         addresses or its own names. A page elsewhere whose name was made to point here (DNS
         rebinding) is refused."""
-        host = host.strip("[]").lower()
-        if is_loopback(host) or host in own_addresses(self.config.listen):
+        host = canonical_host(host)
+        if is_loopback(host) or host in map(canonical_host, own_addresses(self.config.listen)):
             return True
         name = socket.gethostname().lower()
         return host in {name, f"{name}.local", socket.getfqdn().lower()}
