@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import shlex
+from html import unescape
 from pathlib import Path
 
 import pytest
 
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
+from snapshots.test_online_screens import Showing
 from tictactoe.addresses import canonical_host, global_ipv6
 from tictactoe.online.hosting import HostConfig, Hosting
 from tictactoe.online.invitation import Invitation, Reach, reach_of
 from tictactoe.online.ssh_door import NO_TERMINAL
+from tictactoe.screens.online import InvitationScreen
 
 FINGERPRINT = "SHA256:4mBf3rZ1l0wq9oTQm3xWvD0yYkq8s2h5Jd7uJ6tE1aQ"
 
@@ -127,3 +131,21 @@ async def test_an_ipv6_line_is_one_that_ssh_takes(tmp_path: Path) -> None:
         assert NO_TERMINAL in said.decode(), said  # the door answered, so ssh took the line
     finally:
         await hosting.stop("The end.")
+
+
+async def test_c_copies_the_first_line_and_says_so() -> None:
+    invitation = Invitation(
+        code="K7M4QX",
+        addresses=("192.168.1.20",),
+        ssh_port=2222,
+        web_port=None,
+        fingerprint=FINGERPRINT,
+        relay=("relay.example", 41234),
+    )
+    app = Showing(lambda: InvitationScreen(invitation))
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == "ssh -p 41234 K7M4QX@relay.example"
+        shown = " ".join(unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).split())
+        assert "Copied ssh -p 41234 K7M4QX@relay.example" in shown

@@ -49,6 +49,7 @@ class InvitationScreen(MinimumSize, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "app.quit", "Quit", priority=True),
         Binding("escape", "close", "Back to the board", show=False),
+        Binding("c", "copy", "Copy the first line"),
         Binding("question_mark,f1", "app.help", "Help", key_display="?"),
     ]
 
@@ -74,6 +75,17 @@ class InvitationScreen(MinimumSize, Screen[None]):
     def action_close(self) -> None:
         if not self.waiting:
             self.dismiss(None)
+
+    def action_copy(self) -> None:
+        """Put the first line on the clipboard (through the terminal: OSC 52)."""
+        line = self.invitation.first_line
+        self.app.copy_to_clipboard(line)
+        self.notify(
+            f"Copied {line} (if your terminal lets programs copy).",
+            title="Clipboard",
+            timeout=4,
+            markup=False,
+        )
 
 
 Connect = Callable[[str, str], Awaitable[str | None]]
