@@ -22,6 +22,7 @@ from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.record import PAGE, RecordScreen, player_label
 from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player
+from tictactoe.widgets.board import mark_art
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
 START = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
@@ -467,6 +468,25 @@ async def test_at_the_smallest_size_the_columns_scroll_into_view(
                     break
             else:
                 raise AssertionError(f"{table}: → never brought the last column into view")
+
+
+@pytest.mark.parametrize("size", [(50, 16), (60, 18), (80, 24)])
+async def test_the_replay_board_shows_all_nine_marks_down_to_the_smallest_size(
+    start: Start, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    config = keep(tmp_path, match(ADA, BOB, DRAW, 1))
+    async with start(size=size, **HOT_SEAT, **config) as ui:
+        await ui.press("x", "s", "m", "enter")
+        board = replay(ui).board
+        assert board.is_on_screen
+        for cell in board.cells:
+            assert cell.mark is not None
+            drawing = mark_art(cell.mark, cell.art_room).splitlines()
+            lines = painted(cell).splitlines()
+            assert any(
+                all(line in lines[row + index] for index, line in enumerate(drawing))
+                for row in range(len(lines) - len(drawing) + 1)
+            ), f"cell {cell.cell} shows {lines}, not its {cell.mark}"
 
 
 async def test_the_full_names_are_one_key_away(start: Start, tmp_path: Path) -> None:

@@ -295,6 +295,16 @@ def test_record_replay(snap_compare: Any, record_file: Path) -> None:
     )
 
 
+def test_record_replay_at_the_smallest_size(snap_compare: Any, record_file: Path) -> None:
+    """The newest match at its last move at 50x16: the board too low for two borders a
+    cell keeps one, and every mark shows."""
+    assert snap_compare(
+        with_record(record_file),
+        terminal_size=(50, 16),
+        run_before=pressing("x", "s", "m", "enter"),
+    )
+
+
 def test_record_details(snap_compare: Any, record_file: Path) -> None:
     """i on a match of Recent matches: the row in full, over the record (the tables
     shorten names; here the person called "Computer (hard)" against Ada)."""

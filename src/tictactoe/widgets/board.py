@@ -35,6 +35,10 @@ _ART: Final[dict[Mark, tuple[tuple[int, int, tuple[str, ...]], ...]]] = {
 }
 
 
+FULL_HEIGHT: Final = 3
+"""Rows a cell needs for its border above and below a line of mark."""
+
+
 def mark_art(mark: Mark, size: Size) -> str:
     """The biggest drawing of `mark` that fits in `size`."""
     for width, height, lines in _ART[mark]:
@@ -129,7 +133,16 @@ class Board(Grid, can_focus=True):
 
     def on_resize(self) -> None:
         """The rows and columns, shares of the board, may differ by a cell: every mark is
-        drawn for the smallest cell. (The cells have their new sizes by now.)"""
+        drawn for the smallest cell. (The cells have their new sizes by now.) A board too
+        low for a cell's border above and below its mark (the replay's, in a small
+        terminal) is `-flat`: app.tcss keeps one border line a cell, and every mark shows."""
+        flat = min(cell.outer_size.height for cell in self.cells) < FULL_HEIGHT
+        if flat != self.has_class("-flat"):
+            self.set_class(flat, "-flat")
+            self.call_after_refresh(self._fit_marks)  # once the borders have changed
+        self._fit_marks()
+
+    def _fit_marks(self) -> None:
         rooms = [cell.own_room for cell in self.cells]
         room = Size(min(room.width for room in rooms), min(room.height for room in rooms))
         for cell in self.cells:
