@@ -27,6 +27,7 @@ from tictactoe.served import is_served, say_farewell
 
 if TYPE_CHECKING:
     from tictactoe.online.hosting import HostConfig
+    from tictactoe.online.relay_target import RelayTarget
     from tictactoe.online_app import JoinSetup
     from tictactoe.web import ServeConfig
 
@@ -63,6 +64,15 @@ def _port(text: str) -> int:
     return port
 
 
+def _relay(text: str) -> RelayTarget:
+    from tictactoe.online.relay_target import parse_relay
+
+    try:
+        return parse_relay(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `tictactoe` command's options, and its commands with theirs."""
     return _parsers()[0]
@@ -80,6 +90,7 @@ examples:
   tictactoe --keys phone --no-save       1 2 3 on the top row; nothing kept
   tictactoe serve                        the game in web browsers, one per tab
   tictactoe host --player1 Ada           a series for a friend online
+  tictactoe host --relay me@example.org  a friend on another network, via your server
 """
 """The end of `tictactoe --help`, laid out as it is written."""
 
@@ -155,6 +166,21 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         help="the browser door's port (default: 8000; 0: any)",
     )
     host.add_argument("--no-web", action="store_true", help="no browser door: ssh only")
+    host.add_argument(
+        "--relay",
+        type=_relay,
+        metavar="USER@HOST[:PORT]",
+        help="for a friend on another network: forward a port of this SSH server (one you can"
+        " log into with ssh and your keys; its sshd needs GatewayPorts clientspecified) to the"
+        " SSH door; it carries only encrypted bytes",
+    )
+    host.add_argument(
+        "--relay-port",
+        type=_port,
+        default=0,
+        metavar="PORT",
+        help="the relay's port for your friend (default: 0, one the relay chooses)",
+    )
     host.add_argument(
         "--grace",
         type=_non_negative_seconds,
@@ -337,6 +363,8 @@ def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig
         web_port=None if args.no_web else args.web_port,
         grace=args.grace,
         first_move=config.first_move,
+        relay=args.relay,
+        relay_port=args.relay_port,
     )
     return config, JoinSetup(), host
 

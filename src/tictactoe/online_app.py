@@ -110,6 +110,7 @@ class OnlineApp(TicTacToeApp):
                     self.hosting = await self.setup.host(name)
                 except OSError as error:
                     return f"The doors cannot open: {error.strerror or error}."
+                self.hosting.invitation_changed = self._invitation_changed
             url, token, code = self.hosting.link_url, self.hosting.host_token, self.hosting.code
         hello = Hello(
             code=code,
@@ -145,6 +146,21 @@ class OnlineApp(TicTacToeApp):
     def invitation(self) -> Invitation:
         assert self.hosting is not None
         return self.hosting.invitation
+
+    def _invitation_changed(self, invitation: Invitation) -> None:
+        """The relay's line came, moved or went: every invitation shown shows it; elsewhere, the
+        host is told in a notification (a friend cut off with the relay needs the new line)."""
+        shown = [screen for screen in self.screen_stack if isinstance(screen, InvitationScreen)]
+        for screen in shown:
+            screen.show(invitation)
+        if not isinstance(self.screen, InvitationScreen) and self.link is not None:
+            text = invitation.relay_notice or (
+                f"The relay's line is now {invitation.first_line} (i shows the invitation)."
+                if invitation.relay is not None
+                else ""
+            )
+            if text:
+                self.notify(text, title="Relay", markup=False, timeout=8)
 
     # What the link brings.
 

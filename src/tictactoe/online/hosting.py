@@ -6,7 +6,9 @@
   in a pseudo-terminal for each SSH session whose user name is the code;
 - the browser door (textual-serve's page, as `tictactoe serve`, port 8000 by default) asks for
   the code on a page of its own, and starts one for each tab that gave it. It is plain,
-  unencrypted HTTP.
+  unencrypted HTTP;
+- with `relay`, a port of an SSH server the host can log into is forwarded to the SSH door
+  (`relay`), for friends on other networks.
 
 Both doors check the code before they start anything. A game they start is given the code and
 the doors' key (`JOIN_ENVIRONMENT`) in its environment, never on its command line; the authority
@@ -27,8 +29,8 @@ import secrets
 import socket
 import struct
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Final
@@ -41,6 +43,8 @@ from tictactoe.online.authority import Authority
 from tictactoe.online.code_gate import CodeGate
 from tictactoe.online.codes import Throttle, new_code
 from tictactoe.online.invitation import Invitation
+from tictactoe.online.relay import Relay
+from tictactoe.online.relay_target import RelayTarget
 from tictactoe.online.server import AuthorityServer
 from tictactoe.online.ssh_door import SessionInfo, SshDoor, fingerprint, load_host_key
 from tictactoe.series import FirstMove
@@ -75,6 +79,10 @@ class HostConfig:
     grace: float = 120.0
     """Seconds a dropped player has to come back before the host may end the series."""
     first_move: FirstMove = FirstMove.CHOOSER
+    relay: RelayTarget | None = None
+    """An SSH server whose port is forwarded to the SSH door (`tictactoe.online.relay`)."""
+    relay_port: int = 0
+    """The relay's port for friends; 0: one the relay chooses."""
 
 
 def host_log_path() -> Path:
@@ -101,6 +109,13 @@ def log_to_file(path: Path | None = None) -> Path | None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
     logger.addHandler(handler)
     return path
+
+
+def _door_host(listen: str | None) -> str:
+    """The address of this machine at which the SSH door, listening on `listen`, is reached."""
+    if listen in (None, "", "0.0.0.0"):
+        return "127.0.0.1"
+    return "::1" if listen == "::" else listen
 
 
 def join_command(link_url: str, *args: str) -> list[str]:
@@ -179,6 +194,10 @@ class Hosting:
         """Wrong codes, counted at both doors."""
         self.server = AuthorityServer(self.authority, self.throttle, door_key=self.door_key)
         self.ssh_door: SshDoor | None = None
+        self.relay: Relay | None = None
+        self.invitation_changed: Callable[[Invitation], None] | None = None
+        """Told of every change of the invitation after `start` (the relay opened, moved, or
+        cannot be opened)."""
         self._web: web.AppRunner | None = None
         self.ssh_port = config.ssh_port
         self.web_port = config.web_port
@@ -213,7 +232,21 @@ class Hosting:
             web_port=self.web_port if self.config.web_port is not None else None,
             fingerprint=fingerprint(key),
         )
+        if self.config.relay is not None:
+            self.relay = Relay(
+                self.config.relay,
+                self.ssh_door,
+                (_door_host(self.config.listen), self.ssh_port),
+                listen_port=self.config.relay_port,
+                changed=self._relay_changed,
+            )
+            self.relay.start()
         return self
+
+    def _relay_changed(self, place: tuple[str, int] | None, notice: str) -> None:
+        self.invitation = replace(self.invitation, relay=place, relay_notice=notice)
+        if self.invitation_changed is not None:
+            self.invitation_changed(self.invitation)
 
     def accepts(self, code: str) -> bool:
         """Whether `code` (normalised) is this series' code."""
@@ -276,6 +309,8 @@ class Hosting:
             while self.ssh_door.sessions and loop.time() < deadline:
                 await asyncio.sleep(0.05)
             await self.ssh_door.stop()
+        if self.relay is not None:  # after the door: the last words reach those it relays
+            await self.relay.stop()
         if self._web is not None:
             await self._web.cleanup()
             self._web = None

@@ -290,6 +290,10 @@ class SshDoor:
         self.keepalive_count = keepalive_count
         """Keepalives left unanswered before the connection counts as lost: a vanished client
         is noticed within `keepalive * (keepalive_count + 1)` seconds."""
+        self.relayed: dict[tuple[str, int], str] = {}
+        """Connections a relay (`tictactoe.online.relay`) passes on to this door, by their own
+        address and port on this machine, and the address each came to the relay from: the one
+        the door counts, throttles and logs for them."""
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._connections: set[_Connection] = set()
         self._per_address: Counter[str] = Counter()
@@ -381,6 +385,14 @@ class SshDoor:
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
+    def peer_of(self, peername: object) -> str:
+        """The address a connection from `peername` counts as: the one it came to the relay from
+        when a relay passed it on, else its own."""
+        address = _address(peername)
+        if isinstance(peername, tuple) and len(peername) >= 2:
+            return self.relayed.get((address, peername[1]), address)
+        return address
+
     def _admit(self, connection: _Connection) -> str | None:
         """Count a new connection in; why not, when it may not come in."""
         if self._stopping:
@@ -451,7 +463,7 @@ class _Connection(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.connection = conn
-        self.peer = _address(conn.get_extra_info("peername"))
+        self.peer = self.door.peer_of(conn.get_extra_info("peername"))
         why = self.door._admit(self)
         if why is not None:
             self.note("refused a connection from %s: %s", self.peer, why)

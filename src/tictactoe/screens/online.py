@@ -63,7 +63,8 @@ class InvitationScreen(MinimumSize, Screen[None]):
         yield Header()
         with VerticalScroll(id="invitation"):
             yield Static(Content(f"Your series' code: {self.invitation.code}"), id="code")
-            yield Static(Content(self.invitation.text()), id="invite-lines")
+            yield Static(id="relay-notice")
+            yield Static(id="invite-lines")
             if self.waiting:
                 yield Static("Waiting for a friend to join…", id="waiting")
         yield Footer()
@@ -71,6 +72,15 @@ class InvitationScreen(MinimumSize, Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "hosting online"
+        self.show(self.invitation)
+
+    def show(self, invitation: Invitation) -> None:
+        """Show `invitation` (the relay's line came, moved or went)."""
+        self.invitation = invitation
+        notice = self.query_one("#relay-notice", Static)
+        notice.update(Content(invitation.relay_notice))
+        notice.display = bool(invitation.relay_notice)
+        self.query_one("#invite-lines", Static).update(Content(invitation.text()))
 
     def action_close(self) -> None:
         if not self.waiting:
