@@ -83,7 +83,7 @@ class Relay:
 
     def start(self) -> None:
         """Open the relay, and keep it open, in the background."""
-        self._say(None, f"Opening the relay {self.target}…")
+        self._say(None, f"Opening the relay {self.target}…", problem=False)
         self._task = asyncio.create_task(self._keep_open())
 
     async def stop(self) -> None:
@@ -100,9 +100,12 @@ class Relay:
                 await asyncio.wait_for(link.wait_closed(), STOP_WITHIN)
         self.place = None
 
-    def _say(self, place: tuple[str, int] | None, notice: str) -> None:
+    def _say(self, place: tuple[str, int] | None, notice: str, *, problem: bool = True) -> None:
+        """Tell of a change; a problem (and the relay opening) is a line in the host's log."""
         self.place = place
-        if notice:
+        if place is not None:
+            log.info("relay %s: forwarding port %d to the SSH door", self.target, place[1])
+        elif problem:
             log.warning("relay %s: %s", self.target, notice)
         self.changed(place, notice)
 
