@@ -131,13 +131,21 @@ def check_ours(db: sqlite3.Connection) -> int:
     negative), or tables other than those its version has, such as another
     program's. Such a file is left byte for byte as it is.
     """
-    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    own = not db.in_transaction
+    if own:  # the version and the tables read in one snapshot, not either side of a migration
+        db.execute("BEGIN")
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        tables = _tables(db)
+    finally:
+        if own and db.in_transaction:
+            db.execute("COMMIT")
     if version > SCHEMA_VERSION:
         raise NotOurs(
             f"was written by a newer version of tictactoe (schema {version}), "
             "so it is left as it is"
         )
-    if version < 0 or _tables(db) != _tables_at(version):
+    if version < 0 or tables != _tables_at(version):
         raise NotOurs("is a database of some other program, so it is left as it is")
     return version
 
