@@ -1022,3 +1022,28 @@ def test_a_big_old_file_is_imported_beside_play_and_nothing_waits_long(tmp_path:
     (notice,) = record.take_notices()
     assert "25000 players' totals" in notice
     assert not legacy.exists() and (tmp_path / "stats.json.imported").exists()
+
+
+def test_a_file_another_game_makes_its_tables_in_while_it_is_checked_is_ours(
+    tmp_path: Path,
+) -> None:
+    from tictactoe.record.schema import check_ours, migrate
+
+    path = tmp_path / "record.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    other = sqlite3.connect(path, isolation_level=None, timeout=5)
+    made: list[bool] = []
+
+    def meanwhile(statement: str) -> None:
+        if "sqlite_master" in statement and not made:  # between the version and the tables
+            made.append(True)
+            migrate(other)
+
+    db.set_trace_callback(meanwhile)
+    try:
+        assert check_ours(db) == 0  # the file as it was when the check began: new and empty
+        assert made
+    finally:
+        db.close()
+        other.close()
