@@ -129,12 +129,14 @@ async def shoot(name: str) -> Path:
 
 INVITATION = Invitation(
     code="K7M4QX",
-    addresses=("192.168.1.20",),
+    addresses=("192.168.1.20", "2a01:4f8:c0c:1234::20"),
     ssh_port=2222,
     web_port=8000,
     fingerprint="SHA256:4mBf3rZ1l0wq9oTQm3xWvD0yYkq8s2h5Jd7uJ6tE1aQ",
+    relay=("relay.example.net", 41234),
 )
-"""What the host's invitation shows (an address of a home network)."""
+"""What the host's invitation shows with a relay (`--relay`): an address of a home network
+and a global IPv6 one."""
 
 
 class OnlineShot(OnlineApp):

@@ -11,6 +11,7 @@ and look at the pictures before committing them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -93,6 +94,26 @@ def test_join_asks_the_code_and_a_name(snap_compare: Any) -> None:
 
 def test_the_host_waits_with_its_invitation(snap_compare: Any) -> None:
     assert snap_compare(Showing(lambda: InvitationScreen(INVITATION)), terminal_size=SIZE)
+
+
+def test_the_invitation_leads_with_the_relay_and_says_where_each_line_works(
+    snap_compare: Any,
+) -> None:
+    relayed = replace(
+        INVITATION,
+        addresses=("192.168.1.20", "2a01:4f8:c0c:1234::20"),
+        relay=("relay.example.net", 41234),
+    )
+    assert snap_compare(Showing(lambda: InvitationScreen(relayed)), terminal_size=SIZE)
+
+
+def test_the_invitation_says_why_the_relay_is_not_open(snap_compare: Any) -> None:
+    refused = replace(
+        INVITATION,
+        relay_notice="The relay me@relay.example.net refused to forward a port to this game"
+        " (its sshd needs AllowTcpForwarding yes and GatewayPorts clientspecified).",
+    )
+    assert snap_compare(Showing(lambda: InvitationScreen(refused)), terminal_size=(80, 24))
 
 
 def test_a_seat_is_told_it_is_not_its_turn(snap_compare: Any) -> None:
