@@ -33,7 +33,7 @@ pty = pytest.importorskip("pty")
 termios = pytest.importorskip("termios")
 fcntl = pytest.importorskip("fcntl")
 
-pytestmark = pytest.mark.usefixtures("ssh")
+pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
 
 SIZE = (100, 32)
 """Columns and rows of every terminal."""

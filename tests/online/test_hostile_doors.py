@@ -19,6 +19,8 @@ import pytest
 from app.test_stray_bytes import rss_of_tree
 from web.test_online_browser import HostTerminal
 
+pytestmark = pytest.mark.slow
+
 MIB = 1024 * 1024
 
 

@@ -8,9 +8,12 @@ import re
 import signal
 from urllib.parse import urlsplit
 
+import pytest
 from playwright.async_api import Browser
 
 from web.conftest import Served, Tab, recorded_results, start_hot_seat, wait_until
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_win_played_by_keys_is_announced_and_recorded(

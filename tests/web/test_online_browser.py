@@ -26,6 +26,8 @@ from playwright.async_api import Browser
 from online.test_end_to_end import words
 from web.conftest import SCREEN_READER, VIEWPORT, Tab, recorded_results, wait_until
 
+pytestmark = pytest.mark.slow
+
 
 class HostTerminal:
     """`tictactoe host` in a pseudo-terminal of 100x32, read all the time (a terminal that
