@@ -132,6 +132,7 @@ def form_page(title: str, sentence: str = "") -> str:
   </head>
   <body>
     <h1>{html.escape(title)}</h1>
+    <p>Join a friend's series: type the code they gave you.</p>
     <form method="post" action="/">
       <label for="code">The series' code</label><br />
       <input id="code" name="code" autofocus autocomplete="off" spellcheck="false"
