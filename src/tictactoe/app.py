@@ -6,10 +6,13 @@ import asyncio
 import gc
 import random
 import sys
+import threading
+import time
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from platformdirs import user_log_path
+from platformdirs import user_downloads_path, user_log_path
 from rich.console import Console, RenderableType
 from textual import events
 from textual.app import SystemCommand
@@ -17,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.driver import Driver
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -92,6 +96,9 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """Asks the record's writer thread for its notices while it has work."""
         self._unsaved = 0
         """Matches the record had not saved yet when last asked."""
+        self._notified: dict[tuple[str, str, str], float] = {}
+        """The notifications on show, and when each goes (`time.monotonic`)."""
+        self._notified_lock = threading.Lock()
         self.series: Series | None = None
         """The series as of its start or its last finished match: the score to print,
         however the session ends (an unexpected error included)."""
@@ -191,6 +198,27 @@ class TicTacToeApp(CrashReporting[Series | None]):
             computer_delay=self.config.computer_delay,
             rng=self.rng,
         )
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a notification, unless the very same one is on show still: a refused key
+        pressed seven times gives one toast, not seven piled over the game."""
+        timeout = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        now = time.monotonic()
+        with self._notified_lock:  # (Textual's notify may be called from any thread)
+            self._notified = {key: until for key, until in self._notified.items() if until > now}
+            key = (message, title, severity)
+            if key in self._notified:
+                return
+            self._notified[key] = now + timeout
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def _warn(self, warnings: Iterable[str]) -> None:
         for warning in warnings:
@@ -363,6 +391,20 @@ class TicTacToeApp(CrashReporting[Series | None]):
             game.key_layout = game.key_layout.other
             self._warn(self.settings.update(keys=game.key_layout))
             self.notify(f"Digit keys now use the {game.key_layout} layout.")
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """The palette's Screenshot: saved in the user's download folder when there is one,
+        else in the current folder (Textual would fail without a download folder); the
+        notice that follows says where."""
+        if path is None:
+            downloads = user_downloads_path()
+            path = str(downloads if downloads.is_dir() else Path.cwd())
+        return super().deliver_screenshot(filename, path, time_format)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

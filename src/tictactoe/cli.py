@@ -19,7 +19,8 @@ from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.names import short
+from tictactoe.labels import side_by_side
+from tictactoe.names import NAME_WIDTH
 from tictactoe.process import signals_stop, terminal_problem
 from tictactoe.record_paths import path_problem
 from tictactoe.series import FirstMove, NameClash, Series
@@ -450,8 +451,8 @@ def final_score(series: Series) -> str:
     Names are shortened as on screen, and the counts line up in terminal cells (a
     character of 山田 takes two).
     """
-    (first, second), (wins1, wins2) = series.players, series.wins
-    rows = [(short(first.name), wins1), (short(second.name), wins2), ("Draws", series.draws)]
+    (first, second), (wins1, wins2) = side_by_side(series.players, NAME_WIDTH), series.wins
+    rows = [(first, wins1), (second, wins2), ("Draws", series.draws)]
     width = max(cell_len(label) for label, _ in rows)
     lines = [
         "Final score",
@@ -463,13 +464,12 @@ def final_score(series: Series) -> str:
 
 def verdict(series: Series) -> str:
     """Who won the series, in a sentence."""
-    (first, second), (wins1, wins2) = series.players, series.wins
+    (first, second), (wins1, wins2) = side_by_side(series.players, NAME_WIDTH), series.wins
     if not series.played:
         return "No match was finished."
     if wins1 == wins2:
         return "The series ended level."
-    winner = first if wins1 > wins2 else second
-    return f"{short(winner.name)} won the series."
+    return f"{first if wins1 > wins2 else second} won the series."
 
 
 def unsaved_note(count: int, path: Path | None) -> str:

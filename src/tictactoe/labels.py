@@ -13,7 +13,7 @@ from tictactoe.ai import Level
 from tictactoe.names import name_key, short
 from tictactoe.series import COMPUTER_NAME, Player
 
-__all__ = ["display_name", "result_text"]
+__all__ = ["display_name", "result_text", "side_by_side"]
 
 
 def display_name(player: Player, width: int | None = None) -> str:
@@ -29,6 +29,25 @@ def display_name(player: Player, width: int | None = None) -> str:
     if name_key(player.name) in _LOOKALIKES:
         return f"{name} (person)"
     return name
+
+
+def side_by_side(players: tuple[Player, Player], width: int | None = None) -> tuple[str, str]:
+    """The two players' names where they show together (the move list, the final score):
+    their names, shortened to `width` cells; but against the computer, a person whose name
+    would pass for the computer's is told apart as the record does ("Computer (person)"
+    and "Computer (hard)": the computer's words and the mark stay whole)."""
+    computer = any(player.level is not None for player in players)
+    lookalike = any(
+        player.level is None and name_key(player.name) in _LOOKALIKES for player in players
+    )
+    if computer and lookalike:
+        room = None if width is None else max(1, width - len(" (person)"))
+        first, second = (display_name(player, room) for player in players)
+    else:
+        first, second = (
+            player.name if width is None else short(player.name, width) for player in players
+        )
+    return first, second
 
 
 _LOOKALIKES: Final = frozenset(

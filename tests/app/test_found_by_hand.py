@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+import platformdirs
+import pytest
+from textual.screen import Screen
 from textual.widgets import Footer
 
-from app.conftest import HOT_SEAT, SIZE, Start, painted
+from app.conftest import (
+    HOT_SEAT,
+    SIZE,
+    Driver,
+    Start,
+    make_config,
+    painted,
+    wait_for_the_computer,
+)
 from app.test_record_screen import ADA, BOB, DRAW, keep, match, replay, screen
+from tictactoe.ai import Level
+from tictactoe.app import TicTacToeApp
+from tictactoe.cli import final_score
 from tictactoe.screens.game import GameScreen
+from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
+from tictactoe.widgets.history import history_lines
 
 TINY = (40, 12)
 
@@ -82,3 +101,103 @@ def test_every_key_of_the_game_and_the_dialog_says_what_it_does() -> None:
         for binding in screen_class.BINDINGS:
             assert not isinstance(binding, tuple)
             assert binding.description, f"{screen_class.__name__}: {binding.key}"
+
+
+# Smaller things a player notices (issue 28).
+
+
+def keys_on_show(ui_screen: object) -> list[str]:
+    """The keys the footer of `ui_screen` offers, each as painted ("u Undo")."""
+    assert isinstance(ui_screen, Screen)
+    keys = ui_screen.query_one(Footer).query("FooterKey")
+    return [" ".join(painted(key).split()) for key in keys]
+
+
+@asynccontextmanager
+async def with_toasts(**config: Any) -> AsyncIterator[Driver]:
+    """The app with its notifications shown, as a player sees them (Pilot hides them)."""
+    app = TicTacToeApp(make_config(**config))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        yield Driver(app, pilot)
+
+
+async def test_the_same_reminder_pressed_for_again_and_again_shows_once() -> None:
+    async with with_toasts(**HOT_SEAT) as ui:
+        await ui.press("x", "question_mark")
+        await ui.press(*"5555555")
+        await ui.pilot.pause()
+        toasts = [painted(toast) for toast in ui.app.screen.query("Toast")]
+        assert len(toasts) == 1, toasts
+        assert "The game waits" in toasts[0]
+
+
+async def test_the_help_offers_its_own_keys_not_the_games(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "question_mark")
+        assert isinstance(ui.app.screen, HelpScreen)
+        shown = keys_on_show(ui.app.screen)
+        assert shown and all(key.endswith("Close") for key in shown), shown
+
+
+async def test_next_match_is_offered_only_once_a_match_is_over(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "7")
+        assert not any("Next match" in key for key in keys_on_show(ui.game))
+        await ui.press("n")
+        assert "Finish this match first" in ui.status(), "n still says why not"
+        await ui.press("4", "8", "5", "9")
+        assert "n Next match" in keys_on_show(ui.game)
+        await ui.press("n")
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        await ui.press("o")
+        assert not any("Next match" in key for key in keys_on_show(ui.game))
+
+
+async def test_the_replay_footer_gives_escape_one_meaning(start: Start, tmp_path: Path) -> None:
+    async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
+        await ui.press("x", "s")
+        assert "esc Close" in keys_on_show(ui.app.screen)
+        await ui.press("m", "enter")
+        shown = keys_on_show(ui.app.screen)
+        escapes = [key for key in shown if key.startswith("esc")]
+        assert escapes == ["esc List"], shown
+        assert "q Close" in shown
+        await ui.press("q")
+        assert isinstance(ui.app.screen, GameScreen)
+
+
+async def test_a_person_called_computer_is_told_apart_from_the_computer(start: Start) -> None:
+    async with start(player1="Computer", level=Level.HARD) as ui:
+        await ui.press("x", "5")
+        await wait_for_the_computer(ui)
+        lines = history_lines(ui.series)
+        assert lines[0].startswith("1. Computer (person) X")
+        assert lines[1].startswith("2. Computer (hard) O")
+        first, second = (line.strip(" │") for line in painted(ui.game.history).splitlines()[1:3])
+        assert first.startswith("1. Com") and "(person) X centre" in first, first
+        assert second.startswith("2. Computer O") and "person" not in second, second
+        await ui.press("q")
+    score = final_score(ui.app.series or ui.series).splitlines()
+    assert score[1].split()[:2] == ["Computer", "(person)"], score
+    assert score[2].split()[:2] == ["Computer", "(hard)"], score
+
+
+async def test_a_screenshot_goes_to_the_current_folder_without_a_download_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert not platformdirs.user_downloads_path().is_dir()
+    async with with_toasts(**HOT_SEAT) as ui:
+        await ui.press("x", "ctrl+p")
+        await ui.press(*"Screenshot")
+        await ui.pilot.pause(0.3)
+        await ui.press("enter")
+        for _ in range(40):
+            if list(tmp_path.glob("*.svg")):
+                break
+            await ui.pilot.pause(0.05)
+        (saved,) = tmp_path.glob("*.svg")
+        await ui.pilot.pause(0.1)
+        said = [painted(toast) for toast in ui.app.screen.query("Toast")]
+        assert any(saved.name[:12] in " ".join(text.split()) for text in said), said

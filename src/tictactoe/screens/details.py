@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from tictactoe.screens.info import InfoScreen
 from tictactoe.widgets.too_small import TooSmall
@@ -40,4 +40,5 @@ class DetailsScreen(InfoScreen):
                     yield Static(heading, classes="detail-heading", markup=False)
                     yield Static(value, classes="detail-value", markup=False)
             yield Static("Escape closes.", id="details-hint", markup=False)
+        yield Footer()  # its own key, over the record's (which wait)
         yield TooSmall()

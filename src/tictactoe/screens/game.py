@@ -51,13 +51,20 @@ _CURSOR_MOVES: dict[str, tuple[int, int]] = {
 }
 
 
+def _match_over(series: Series) -> bool:
+    """Whether the match on show is over, so that the next one may begin."""
+    return series.match is not None and series.match.is_over
+
+
 class GameScreen(MinimumSize, Screen[None]):
     """Holds the one `Series` of the session; the board and scoreboard render it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u,ctrl+z", "undo", "Undo", key_display="u", priority=True),
         Binding("h", "hint", "Hint", priority=True),
+        # n is offered once a match is over; before that it still answers, with the reason.
         Binding("n", "next_match", "Next match", priority=True),
+        Binding("n", "next_match(False)", "Next match", show=False, priority=True),
         Binding("s", "app.show_record", "Record", priority=True),
         Binding("question_mark,f1", "app.help", "Help", key_display="?", priority=True),
         Binding("q", "app.quit", "Quit", priority=True),
@@ -144,6 +151,8 @@ class GameScreen(MinimumSize, Screen[None]):
         self._show(series)
         if series.played > old.played:
             self.post_message(self.MatchFinished(series))
+        if _match_over(series) != _match_over(old):
+            self.refresh_bindings()  # the footer offers n only between matches
         self._next_step()
 
     def _show(self, series: Series) -> None:
@@ -199,7 +208,15 @@ class GameScreen(MinimumSize, Screen[None]):
         """Take back the last move (against the computer: its reply and your move)."""
         self.apply(Undo())
 
-    def action_next_match(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Below the minimum size no key acts; `n` is offered only once a match is over."""
+        if action == "next_match" and parameters != (False,) and not _match_over(self.series):
+            return False
+        return super().check_action(action, parameters)
+
+    def action_next_match(self, offered: bool = True) -> None:
+        """The next match (`offered` is False for `n` pressed before one is offered: the
+        core says why not)."""
         self.apply(NextMatch())
 
     def action_hint(self) -> None:

@@ -8,7 +8,7 @@ from typing import ClassVar, Final
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
+from textual.widgets import Footer, Markdown
 
 from tictactoe.screens.info import InfoScreen
 from tictactoe.widgets.too_small import TooSmall
@@ -30,4 +30,5 @@ class HelpScreen(InfoScreen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help", classes="dialog"):
             yield Markdown(HELP_TEXT.read_text(encoding="utf-8"))
+        yield Footer()  # its own keys, over the game's (which wait)
         yield TooSmall()

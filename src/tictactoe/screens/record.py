@@ -195,7 +195,10 @@ class RecordScreen(InfoScreen):
         Binding("left", "step(-1)", "Back", key_display="←", priority=True),
         Binding("right", "step(1)", "Next", key_display="→", priority=True),
         Binding("escape", "back_to_list", "List", priority=True),
-        Binding("escape,q,s", "close", "Close", key_display="esc", priority=True),
+        # Escape closes from a list; q and s close from anywhere (the footer shows q on a
+        # replay, where Escape goes back to the list).
+        Binding("escape", "close", "Close", priority=True),
+        Binding("q,s", "close", "Close", priority=True),
         *(
             Binding(key, f"show_tab('{tab}')", label, priority=True)
             for key, (tab, label) in _TAB_KEYS.items()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
 from tictactoe.engine import CELL_NAMES
+from tictactoe.labels import side_by_side
 from tictactoe.names import short
 from tictactoe.series import Series
 
@@ -14,16 +16,23 @@ __all__ = ["MoveHistory", "history_lines"]
 
 
 def history_lines(series: Series, width: int | None = None) -> list[str]:
-    """One line a move: "3. Ada X top-left". Within `width` cells the move stays whole: the
-    name is shortened to fit, and left out ("3. X top-left") where not even its first
-    character and an ellipsis would fit."""
+    """One line a move: "3. Ada X top-left" (against the computer, a person called like it
+    is "Computer (person)", see `side_by_side`). Within `width` cells the move stays whole:
+    the name is shortened to fit (the computer's level left out first: the person's mark
+    tells them apart), and left out ("3. X top-left") where not even that fits."""
     lines = []
     for number, (player, mark, cell) in enumerate(series.history(), start=1):
         head, move = f"{number}. ", f"{mark} {CELL_NAMES[cell]}"
-        name = series.players[player].name
+        name = side_by_side(series.players)[player]
         if width is not None:
-            cut = short(name, width - len(head) - len(move) - 1)
-            name = "" if cut == "…" and name != cut else cut
+            room = width - len(head) - len(move) - 1
+            plain = short(series.players[player].name, room)
+            fitting = [
+                cut
+                for cut in (side_by_side(series.players, room)[player], plain)
+                if cell_len(cut) <= room and (cut != "…" or name == cut)
+            ]
+            name = fitting[0] if fitting else ""
         lines.append(f"{head}{name} {move}" if name else f"{head}{move}")
     return lines
 
