@@ -24,6 +24,9 @@ def main() -> int:
     for name in ("SIGHUP", "SIGINT", "SIGTERM"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _leave_quietly)
+    from tictactoe.process import take_terminal
+
+    take_terminal()
     from tictactoe.cli import main as run  # after the signals: the imports take a while
 
     return run()

@@ -70,6 +70,27 @@ def terminal_problem() -> str | None:
     return None
 
 
+def take_terminal() -> None:
+    """Make standard input, a terminal, the controlling terminal of a process that leads a
+    session of its own and has none: a game the SSH door starts in a new pseudo-terminal. (The
+    door cannot do it between fork and exec, where a process with threads may deadlock.) The
+    terminal's size changes and its hang-up then reach the game as in a terminal of its own."""
+    if sys.platform == "win32":
+        return
+    import fcntl
+    import termios
+
+    try:
+        if os.getsid(0) != os.getpid() or not os.isatty(0):
+            return
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:  # no controlling terminal: standard input becomes it
+        with suppress(OSError):
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        return
+    os.close(fd)
+
+
 def screen_file() -> TextIO | None:
     """The terminal the game draws on: standard error (Textual's choice), else standard output."""
     for stream in (sys.__stderr__, sys.__stdout__):

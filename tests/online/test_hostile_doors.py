@@ -159,5 +159,7 @@ async def test_a_stranger_without_the_code_starts_nothing_and_costs_the_host_not
         alice.find(r"Bob \(O\) to move")
         bob.stdin.write(b"7")
         alice.find(r"2\. Bob O top-left")
-        assert len(games_of(alice.process.pid)) == 1
+        [game] = games_of(alice.process.pid)
+        tty = int(Path(f"/proc/{game}/stat").read_text().rsplit(")", 1)[1].split()[4])
+        assert tty != 0, "the game took its terminal as its controlling one"
         bob.close()

@@ -61,6 +61,7 @@ def hung_up(number, frame):
         file.write("SIGHUP")
     os._exit(129)
 
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # as the game does (tictactoe.process.take_terminal)
 mode = sys.argv[1].lower()
 signal.signal(signal.SIGHUP, signal.SIG_IGN if mode == "stubborn" else hung_up)
 signal.signal(signal.SIGWINCH, lambda number, frame: say(size=size()))

@@ -5,7 +5,8 @@ Each session with a terminal gets a game process of its own, as each browser tab
 under `tictactoe serve`:
 
 - the game runs in a new pseudo-terminal whose slave end is its standard input, output
-  and error and its controlling terminal, in a session of its own: the terminal type and
+  and error, in a session of its own, and takes it as its controlling terminal as it starts
+  (`tictactoe.process.take_terminal`; nothing runs between fork and exec): the terminal type and
   size the person's `ssh` reports, every change of that size, and the hang-up when they
   leave reach the game as they would in a terminal of its own;
 - bytes pass both ways unchanged. While the game's terminal is full, the door stops taking
@@ -794,8 +795,7 @@ class _Game:
                 stdout=slave,
                 stderr=slave,
                 env=dict(environment),
-                start_new_session=True,
-                preexec_fn=_take_terminal,
+                start_new_session=True,  # the game takes the terminal as its own
             )
         except BaseException:
             os.close(master)
@@ -936,12 +936,6 @@ async def _settle(tasks: set[asyncio.Task[None]]) -> None:
     """Wait until `tasks` is empty (a task may add more as it ends)."""
     while tasks:
         await asyncio.gather(*list(tasks), return_exceptions=True)
-
-
-def _take_terminal() -> None:
-    """In the new game process, before its command runs: its standard input, a terminal, becomes
-    its controlling terminal (the process already leads a session of its own)."""
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 def _set_size(fd: int, size: tuple[int, int]) -> None:
