@@ -170,7 +170,10 @@ class TicTacToeApp(CrashReporting[Series | None]):
         if series is None:
             from tictactoe.screens.new_game import NewGameScreen  # only when names are asked
 
-            self.push_screen(NewGameScreen(self.config, online=not is_served()), self._play)
+            relay = self.settings.settings.relay or ""
+            self.push_screen(
+                NewGameScreen(self.config, online=not is_served(), relay=relay), self._play
+            )
         else:
             self._play(series)
 

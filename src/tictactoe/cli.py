@@ -500,7 +500,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with signals_stop(app.stop):
         series = app.run()
     if app.friend_online is not None:  # "A friend online" on the new-game screen
-        return play_online(["host", f"--player1={app.friend_online.name}", *host_options(config)])
+        name, relay = app.friend_online
+        app.settings.update(relay=relay)  # remembered for next time; "" forgets it
+        options = [f"--player1={name}", *host_options(config)]
+        return play_online(["host", *options, *([f"--relay={relay}"] if relay else [])])
     if series is None:  # an unexpected error ended it: the score as of the last finished match
         series = app.series
     if series is not None and is_served():  # stdout is the server's pipe: the tab shows it

@@ -1,4 +1,5 @@
-"""Preferences remembered across runs (theme, digit layout): configuration, not the record.
+"""Preferences remembered across runs (theme, digit layout, the relay for a friend online):
+configuration, not the record.
 
 They live in the user's config directory, never beside the game record. The file
 is kept by the rules of `safe_files`: atomic writes, damaged files moved aside,
@@ -16,6 +17,7 @@ import platformdirs
 
 from tictactoe.keys import KeyLayout
 from tictactoe.names import quoted
+from tictactoe.online.relay_target import parse_relay
 from tictactoe.safe_files import LeaveAlone, atomic_write_json, read_json_file
 
 __all__ = ["SETTINGS_VERSION", "Settings", "SettingsStore", "default_settings_path"]
@@ -34,12 +36,15 @@ class Settings:
 
     theme: str | None = None
     keys: KeyLayout | None = None
+    relay: str | None = None
+    """The relay last used to host a series from the new-game screen (`USER@HOST[:PORT]`)."""
 
     def to_json(self) -> dict[str, object]:
         return {
             "version": SETTINGS_VERSION,
             "theme": self.theme,
             "keys": self.keys.value if self.keys else None,
+            "relay": self.relay,
         }
 
     @classmethod
@@ -67,7 +72,14 @@ class Settings:
             problems.append(
                 f"has a digit layout the game does not know ({quoted(keys)}; it knows {known})"
             )
-        return cls(theme=theme, keys=layouts.get(keys) if isinstance(keys, str) else None), problems
+        given, relay = data.get("relay"), None
+        if given is not None:
+            try:
+                relay = str(parse_relay(given if isinstance(given, str) else ""))
+            except ValueError:
+                problems.append("has a relay that is not USER@HOST[:PORT]")
+        keys = layouts.get(keys) if isinstance(keys, str) else None
+        return cls(theme=theme, keys=keys, relay=relay), problems
 
 
 class SettingsStore:
@@ -98,9 +110,16 @@ class SettingsStore:
             for problem in problems
         ]
 
-    def update(self, *, theme: str | None = None, keys: KeyLayout | None = None) -> list[str]:
-        """Remember a new choice and save it; a failure is reported once, then kept quiet."""
-        changes = {name: value for name, value in (("theme", theme), ("keys", keys)) if value}
+    def update(
+        self, *, theme: str | None = None, keys: KeyLayout | None = None, relay: str | None = None
+    ) -> list[str]:
+        """Remember a new choice and save it; a failure is reported once, then kept quiet.
+        None leaves a choice as it was; an empty `relay` forgets the relay."""
+        changes: dict[str, object] = {
+            name: value for name, value in (("theme", theme), ("keys", keys)) if value
+        }
+        if relay is not None:
+            changes["relay"] = relay or None
         new = replace(self.settings, **changes)  # type: ignore[arg-type]
         if new == self.settings:
             return []

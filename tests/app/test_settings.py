@@ -1,4 +1,5 @@
-"""The remembered preferences (theme, digit layout): SettingsStore and Settings on their own."""
+"""The remembered preferences (theme, digit layout, relay): SettingsStore and Settings on their
+own."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def test_settings_round_trip_through_the_file(tmp_path: Path) -> None:
         "version": SETTINGS_VERSION,
         "theme": "textual-light",
         "keys": "phone",
+        "relay": None,
     }
 
     again = SettingsStore(path)
@@ -49,6 +51,7 @@ def test_settings_to_json_and_back() -> None:
         Settings(theme="nord"),
         Settings(keys=KeyLayout.NUMPAD),
         Settings(theme="gruvbox", keys=KeyLayout.PHONE),
+        Settings(relay="me@relay.example.org:2200"),
     ):
         assert Settings.from_json(settings.to_json()) == settings
 
@@ -121,6 +124,11 @@ BAD_VALUES = {
         Settings(theme="nord"),
         "has a digit layout the game does not know (“\\x1b]2;PWNED\\x07”; it knows numpad and"
         " phone), so the default is used.",
+    ),
+    "a relay that is no relay": (
+        {"theme": "nord", "relay": "-oProxyCommand=touch /tmp/x"},
+        Settings(theme="nord"),
+        "has a relay that is not USER@HOST[:PORT], so the default is used.",
     ),
     "both": (
         {"theme": ["nord"], "keys": "dvorak"},
@@ -227,3 +235,16 @@ def test_a_failing_rename_leaves_no_temporary_file(
     assert path.read_bytes() == before  # the old file survives whole
     assert files_in(tmp_path) == ["settings.json"]
     assert store.update(theme="gruvbox") == []
+
+
+def test_the_relay_is_remembered_until_it_is_emptied(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    store = SettingsStore(path)
+    assert store.update(theme="nord", relay="me@relay.example.org") == []
+    again = SettingsStore(path)
+    assert again.load() == []
+    assert again.settings == Settings(theme="nord", relay="me@relay.example.org")
+    again.update(keys=KeyLayout.PHONE)  # other choices leave it
+    assert again.settings.relay == "me@relay.example.org"
+    again.update(relay="")
+    assert again.settings == Settings(theme="nord", keys=KeyLayout.PHONE)

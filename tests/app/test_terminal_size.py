@@ -162,12 +162,16 @@ async def test_the_new_game_screen_fits_80x24_whole(start: Start) -> None:
         assert whole_width(ui, dialog)
         assert dialog.region.bottom <= 24 - 1, "above the footer"
         for widget in (
-            *screen.query(Input),
+            *screen.query("#name-1, #name-2").results(Input),
             screen.query_one("#opponent"),
             screen.query_one(Button),
         ):
             assert seen_at_its_middle(ui, widget), widget
-        await ui.press(*"Ann", "tab", *"Bob", "enter")
+        await ui.press("tab", "tab", *["down"] * 4, "enter")  # a friend online: the relay instead
+        assert seen_at_its_middle(ui, screen.query_one("#relay")), "the relay field"
+        assert screen.query_one("#new-game").region.bottom <= 24 - 1
+        await ui.press(*["up"] * 4, "enter", "shift+tab", "shift+tab", *"Ann", "tab", *"Bob")
+        await ui.press("enter")
         assert isinstance(ui.app.screen, MarkChoiceScreen)
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tictactoe.app import TicTacToeApp
 from tictactoe.cli import host_options, parse_online
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
+from tictactoe.online.relay_target import RelayTarget
 from tictactoe.screens.new_game import FriendOnline, NewGameScreen
 from tictactoe.series import FirstMove
+from tictactoe.settings import SettingsStore, default_settings_path
 
 
 async def test_a_friend_online_hosts_a_series_under_player_1s_name() -> None:
@@ -42,3 +44,45 @@ def test_the_host_keeps_the_record_keys_and_first_move_asked_for() -> None:
     assert hosted.keys is KeyLayout.PHONE
     assert hosted.first_move is FirstMove.X
     assert hosted.record_file == Path("elsewhere.sqlite3")
+
+
+async def test_a_friend_online_takes_a_relay_in_player_2s_place() -> None:
+    app = TicTacToeApp(GameConfig(save=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NewGameScreen)
+        assert not screen.query_one("#relay-field").display
+        await pilot.press(*"Alice", "tab", "tab", *["down"] * 4, "enter")
+        await pilot.pause()
+        assert screen.query_one("#relay-field").display
+        assert not screen.query_one("#player-2").display  # the friend types their own name
+        await pilot.press("shift+tab", *"me@not a host", "ctrl+s")
+        await pilot.pause()
+        error = screen.query_one("#new-error", Static)
+        assert str(error.render()) == (
+            "'not a host' is not a host: the relay is USER@HOST or USER@HOST:PORT, as you would"
+            " give it to ssh."
+        )
+        assert screen.focused is screen.query_one("#relay", Input)
+        await pilot.press("ctrl+u", *"me@relay.example.org:2200", "ctrl+s")
+        await pilot.pause()
+    assert app.friend_online == FriendOnline("Alice", "me@relay.example.org:2200")
+
+
+def test_the_relay_goes_on_to_tictactoe_host() -> None:
+    _config, _setup, host = parse_online(["host", "--player1=Alice", "--relay=me@[::1]:2200"])
+    assert host is not None
+    assert host.relay == RelayTarget(host="::1", user="me", port=2200)
+    assert host.relay_port == 0
+
+
+async def test_the_relay_used_last_time_is_offered_again(tmp_path: Path) -> None:
+    SettingsStore(default_settings_path()).update(relay="me@relay.example.org")
+    app = TicTacToeApp(GameConfig(record_file=tmp_path / "record.sqlite3"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#relay", Input).value == "me@relay.example.org"
+        await pilot.press(*"Alice", "tab", "tab", *["down"] * 4, "enter", "ctrl+s")
+        await pilot.pause()
+    assert app.friend_online == FriendOnline("Alice", "me@relay.example.org")

@@ -23,6 +23,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet,
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, clean_name
+from tictactoe.online.relay_target import parse_relay
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
@@ -49,6 +50,8 @@ class FriendOnline(NamedTuple):
     """The answer of the new-game screen when player 1 hosts a series for a friend online."""
 
     name: str
+    relay: str = ""
+    """The relay (`tictactoe host --relay`), `USER@HOST[:PORT]`; empty for none."""
 
 
 class OwnKeys(_WidgetMixin):
@@ -103,13 +106,17 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     ]
 
-    def __init__(self, config: GameConfig | None = None, *, online: bool = True) -> None:
+    def __init__(
+        self, config: GameConfig | None = None, *, online: bool = True, relay: str = ""
+    ) -> None:
         super().__init__()
         self.config = config or GameConfig()
         """What the command line already said: the fields start from it."""
         self.online = online
         """Whether "A friend online" is offered (not to a browser tab: its doors would open
         on the server's machine)."""
+        self.relay = relay
+        """The relay field's first value (the one used last time)."""
 
     @property
     def first_move(self) -> FirstMove:
@@ -130,7 +137,7 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                     id="name-1",
                     select_on_focus=False,
                 )
-            with Horizontal(classes="field"):
+            with Horizontal(classes="field", id="player-2"):
                 yield Label("Player 2", classes="field-label")
                 yield NameField(
                     clean_name(config.player2 or "", "") if against is None else "",
@@ -138,6 +145,16 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                     id="name-2",
                     select_on_focus=False,
                     disabled=against is not None,
+                )
+            relay = Horizontal(classes="field", id="relay-field")
+            relay.display = False  # in player 2's place, for a friend online
+            with relay:
+                yield Label("Relay", classes="field-label")
+                yield NameField(
+                    self.relay,
+                    placeholder="optional: USER@HOST[:PORT]",
+                    id="relay",
+                    select_on_focus=False,
                 )
             yield Label("Opponent", id="opponent-label")
             with OpponentChoice(id="opponent"):
@@ -166,6 +183,8 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
 
     @on(RadioSet.Changed)
     def opponent_changed(self) -> None:
+        self.query_one("#player-2").display = not self.friend_online
+        self.query_one("#relay-field").display = self.friend_online
         second = self.query_one("#name-2", Input)
         second.disabled = self.level is not None or self.friend_online
         second.placeholder = (
@@ -193,7 +212,13 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         level = self.level
         first = self.query_one("#name-1", Input).value
         if self.friend_online:
-            self.dismiss(FriendOnline(clean_name(first, DEFAULT_NAMES[0])))
+            relay = self.query_one("#relay", Input).value
+            try:
+                relay = str(parse_relay(relay)) if relay.strip() else ""
+            except ValueError as problem:
+                self._refuse(str(problem), "#relay")
+                return
+            self.dismiss(FriendOnline(clean_name(first, DEFAULT_NAMES[0]), relay))
             return
         second: Player | str = self.query_one("#name-2", Input).value
         if level is not None:
@@ -201,8 +226,12 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         try:
             series = Series.new(first, second, first_move=self.first_move)
         except NameClash as clash:
-            self.query_one("#new-error", Static).update(Content(str(clash)))
-            self.query_one("#new-game").add_class("-refused")  # on a short screen, in its place
-            self.query_one("#name-2" if level is None else "#name-1", Input).focus()
+            self._refuse(str(clash), "#name-2" if level is None else "#name-1")
             return
         self.dismiss(series)
+
+    def _refuse(self, text: str, field: str) -> None:
+        """Say why Start cannot start, and put the focus on the field to mend."""
+        self.query_one("#new-error", Static).update(Content(text))
+        self.query_one("#new-game").add_class("-refused")  # on a short screen, in its place
+        self.query_one(field, Input).focus()
