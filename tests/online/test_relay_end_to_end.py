@@ -19,7 +19,10 @@ from online.relay_server import RelayServer, is_open
 from online.relay_server import relay_server as relay_server  # the fixture
 from online.test_end_to_end import WAIT, Series, Terminal, a_match_won_by_alice, begin, move
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ptys, /proc")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ptys, /proc"),
+    pytest.mark.slow,
+]
 
 
 def host_with_relay(tmp_path: Path, relay: RelayServer) -> Series:
