@@ -147,6 +147,7 @@ async def test_a_relayed_friend_counts_as_the_address_the_relay_saw(
     finally:
         for stranger in strangers:
             stranger.close()
+    await until(lambda: not door.relayed)  # each relayed connection is forgotten once closed
 
 
 async def test_when_the_link_drops_the_relay_opens_again_and_shows_its_new_line(

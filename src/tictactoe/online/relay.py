@@ -149,10 +149,12 @@ class Relay:
                 f"The relay {target} did not let you log in with your SSH keys or agent:"
                 f" {target.ssh_command} must work without a password."
             ) from None
-        except (OSError, asyncssh.Error, TimeoutError, ValueError) as error:
+        except (OSError, asyncssh.Error, TimeoutError) as error:
             raise _Retry(
                 f"The relay {target} cannot be reached ({_reason(error)}): trying again."
             ) from None
+        except Exception as error:  # a file of ~/.ssh it cannot use, say: said, not retried
+            raise _Refused(f"The relay {target} cannot be opened: {_reason(error)}.") from None
         try:
             listener = await link.create_server(
                 self._forwarded, "", self.listen_port, encoding=None, window=CHANNEL_WINDOW
@@ -179,31 +181,30 @@ class Relay:
         loop = asyncio.get_running_loop()
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
-        key: tuple[str, int] | None = None
         try:
             sock.bind((host, 0))
             bound = sock.getsockname()
-            key = (canonical_host(bound[0]), int(bound[1]))
-            # Said before connecting: the door asks as soon as it accepts.
-            self.door.relayed[key] = _origin(orig_host, self.target)
-            sock.setblocking(False)
-            await loop.sock_connect(sock, (host, port))
-            _, door_side = await loop.create_connection(_DoorSide, sock=sock)
         except OSError as error:
             sock.close()
-            if key is not None:
-                self.door.relayed.pop(key, None)
-            raise asyncssh.ChannelOpenError(
-                asyncssh.OPEN_CONNECT_FAILED, f"the door cannot be reached: {_reason(error)}"
-            ) from None
-        door_side.ended = lambda: self._closed(door_side, key)
+            raise _unreachable(error) from None
+        key = (canonical_host(bound[0]), int(bound[1]))
+        # Said before connecting: the door asks as soon as it accepts.
+        self.door.relayed[key] = _origin(orig_host, self.target)
+        door_side = _DoorSide(lambda: self._closed(door_side, key))
         self._open.add(door_side)
+        try:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, (host, port))
+            await loop.create_connection(lambda: door_side, sock=sock)
+        except OSError as error:
+            sock.close()
+            self._closed(door_side, key)
+            raise _unreachable(error) from None
         return _RelaySide(door_side)
 
-    def _closed(self, door_side: _DoorSide, key: tuple[str, int] | None) -> None:
+    def _closed(self, door_side: _DoorSide, key: tuple[str, int]) -> None:
         self._open.discard(door_side)
-        if key is not None:
-            self.door.relayed.pop(key, None)
+        self.door.relayed.pop(key, None)
 
 
 class _Retry(Exception):
@@ -213,10 +214,11 @@ class _Retry(Exception):
 class _DoorSide(asyncio.Protocol):
     """One relayed connection's end at the door: what the door sends goes into its channel."""
 
-    def __init__(self) -> None:
+    def __init__(self, ended: Callable[[], None]) -> None:
         self.transport: asyncio.Transport | None = None
         self.channel: asyncssh.SSHTCPChannel[bytes] | None = None
-        self.ended: Callable[[], None] = lambda: None
+        self.ended = ended
+        """Told once the connection to the door has closed."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -290,6 +292,12 @@ class _RelaySide(asyncssh.SSHTCPSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.door_side.transport is not None:
             self.door_side.transport.close()
+
+
+def _unreachable(error: OSError) -> asyncssh.ChannelOpenError:
+    return asyncssh.ChannelOpenError(
+        asyncssh.OPEN_CONNECT_FAILED, f"the door cannot be reached: {_reason(error)}"
+    )
 
 
 def _origin(orig_host: str, target: RelayTarget) -> str:
