@@ -109,7 +109,7 @@ async def test_a_record_locked_by_another_program_never_holds_the_game(
                 assert ui.status().startswith("Bob wins!")
                 await ui.press(*ADA_AGAIN)
                 assert ui.status().startswith("Ada wins!")
-            assert gaps[0] < 0.5, f"the game stood still for {gaps[0]:.1f} s"
+            assert gaps[0] < 1, f"the game stood still for {gaps[0]:.1f} s (the lock's wait is 2 s)"
             assert winners(path) == ["Ada"]
             await eventually(ui, lambda: any("locked" in text for text in notifications(ui)))
             assert ui.app.unsaved_matches == 2

@@ -155,8 +155,8 @@ class GameRecord(Queries):
         with self._turns:
             if self._writer is None:
                 return not self.unsaved
-            asked = self._asked = self._asked + 1
-            self._turns.notify_all()
+            self._ask_writer()
+            asked = self._asked
             self._turns.wait_for(lambda: self._answered >= asked, timeout)
         return not self.unsaved
 
