@@ -149,3 +149,15 @@ async def test_c_copies_the_first_line_and_says_so() -> None:
         assert app.clipboard == "ssh -p 41234 K7M4QX@relay.example"
         shown = " ".join(unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).split())
         assert "Copied ssh -p 41234 K7M4QX@relay.example" in shown
+
+
+async def test_any_free_port_is_the_same_on_every_address_the_doors_listen_on() -> None:
+    hosting = await Hosting("Alice", HostConfig(ssh_port=0, web_port=0)).start()
+    try:
+        for port in (hosting.ssh_port, hosting.web_port):
+            assert port
+            for address in ("127.0.0.1", "::1"):  # IPv4 and IPv6: each its own socket
+                _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), 5)
+                writer.close()
+    finally:
+        await hosting.stop("The end.")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import fcntl
 import ipaddress
 import logging
@@ -61,6 +62,9 @@ JOIN_DOOR_KEY: Final = "TICTACTOE_JOIN_DOOR_KEY"
 LOG_SIZE: Final = 1024 * 1024
 """Bytes of the host's log before it is rotated; `LOG_KEPT` older ones are kept."""
 LOG_KEPT: Final = 3
+
+_BIND_TRIES: Final = 5
+"""Draws of a free port for the browser door before giving up on one free on every address."""
 
 SEATS_LEAVE_WITHIN: Final = 1.0
 """Seconds the seats' games have to end by themselves when the series ends, before the
@@ -285,8 +289,21 @@ class Hosting:
             shutdown_timeout=KILL_GRACE,
         )
         await self._web.setup()
-        await web.TCPSite(self._web, self.config.listen or None, port).start()
-        return bound_port(self._web, port)
+        for _ in range(_BIND_TRIES):
+            site = web.TCPSite(self._web, self.config.listen or None, port)
+            await site.start()
+            ports = {int(address[1]) for address in self._web.addresses}
+            if len(ports) <= 1:
+                return bound_port(self._web, port)
+            # Port 0 on IPv4 and IPv6 gave each its own: ask for one of them on both.
+            await site.stop()
+            port = min(ports)
+            with contextlib.suppress(OSError):
+                site = web.TCPSite(self._web, self.config.listen or None, port)
+                await site.start()
+                return port
+            port = 0  # taken on the other one meanwhile: draw again
+        raise OSError(errno.EADDRINUSE, "no port is free on every address")
 
     def own_host(self, host: str) -> bool:
         """Whether `host` (a request's Host, without its port) names this machine: one of its
