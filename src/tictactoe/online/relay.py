@@ -19,6 +19,11 @@ invitation shows the new line; closing the relay (when the host ends) closes its
 
 from __future__ import annotations
 
+import sys
+
+if sys.platform == "win32":
+    raise ImportError("the relay passes connections to the SSH door: it needs Linux or macOS")
+
 import asyncio
 import contextlib
 import ipaddress
