@@ -98,7 +98,9 @@ async def strangers_at_the_ssh_door(port: int) -> int:
             ) as client:
                 for _ in range(4):
                     with contextlib.suppress(asyncssh.Error):
-                        env = {f"X{n}": "x" * 30_000 for n in range(50)}
+                        env: dict[bytes | str, bytes | str] = {
+                            f"X{n}": "x" * 30_000 for n in range(50)
+                        }
                         await client.create_session(asyncssh.SSHClientSession, env=env)
                 return 1
         return 0
