@@ -463,7 +463,12 @@ async def test_the_theme_is_remembered_for_the_next_run(start: Start, tmp_path: 
         assert not settings_file.exists()
         ui.app.theme = "textual-light"
         await ui.pilot.pause()
-        assert read_json(settings_file) == {"version": 1, "theme": "textual-light", "keys": None}
+        assert read_json(settings_file) == {
+            "version": 1,
+            "theme": "textual-light",
+            "keys": None,
+            "relay": None,
+        }
 
     async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
         assert ui.app.theme == "textual-light"
