@@ -96,7 +96,7 @@ async def test_typing_ahead_of_the_computers_reply_waits_for_nothing(start: Star
 async def test_names_typed_ahead_across_both_fields_and_into_the_game(start: Start) -> None:
     async with start() as ui:
         await ui.burst("ctrl+u", "A", "d", "a", "tab", "ctrl+u", "B", "o", "b")
-        fields = [field.value for field in ui.app.screen.query(Input)]
+        fields = [ui.app.screen.query_one(f"#name-{n}", Input).value for n in (1, 2)]
         assert fields == ["Ada", "Bob"]
         await ui.burst("enter", "x", "5")
         assert [player.name for player in ui.series.players] == ["Ada", "Bob"]
