@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ import aiohttp
 import asyncssh
 import pytest
 
-from app.test_stray_bytes import rss_of_tree
+from app.test_stray_bytes import STRAY, flood, rss_of_tree
 from web.test_online_browser import HostTerminal
 
 pytestmark = pytest.mark.slow
@@ -164,4 +165,25 @@ async def test_a_stranger_without_the_code_starts_nothing_and_costs_the_host_not
         [game] = games_of(alice.process.pid)
         tty = int(Path(f"/proc/{game}/stat").read_text().rsplit(")", 1)[1].split()[4])
         assert tty != 0, "the game took its terminal as its controlling one"
+
+        # No byte either side sends ends the series: stray bytes on both keyboards, then a
+        # flood into Bob's seat, held back, for at most two seconds.
+        os.write(alice.master, b"".join(STRAY.values()))
+        bob.stdin.write(b"".join(STRAY.values()))
+        before = rss_of_tree(game)
+        garbage = flood(1024 * 1024)
+        loop = asyncio.get_running_loop()
+        deadline, sent = loop.time() + 2, 0
+        while sent < len(garbage) and loop.time() < deadline:
+            bob.stdin.write(garbage[sent : sent + 16384])
+            sent += 16384
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(bob.stdin.drain(), max(0.1, deadline - loop.time()))
+        grown = rss_of_tree(game) - before
+        assert grown < 30 * MIB, f"Bob's game grew by {grown / MIB:.0f} MiB"
+        alice.type("1")
+        alice.find(r"3\. Alice X bottom-left")
+        bob.stdin.write(b"9")  # after what was held back: his game catches up first
+        alice.find(r"4\. Bob O top-right", timeout=120)
+        assert alice.process.poll() is None and games_of(alice.process.pid) == [game]
         bob.close()

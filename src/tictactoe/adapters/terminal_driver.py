@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 
 __all__ = ["TerminalDriver"]
 
+READ_SIZE = 1024
+"""Bytes read from the terminal at once: more than any typing or mouse sends between two reads
+(a paste is one event), few enough that a flood held back leaves little for the game to catch
+up with."""
+
 
 class TerminalDriver(LinuxDriver):
     """Draws on the real terminal, and turns that terminal going away into SIGHUP."""
@@ -88,7 +93,7 @@ class TerminalDriver(LinuxDriver):
             while not self.exit_event.is_set():
                 if selector.select(0.1):
                     try:
-                        data = os.read(self.fileno, 4096)
+                        data = os.read(self.fileno, READ_SIZE)
                     except OSError:
                         data = b""
                     if not data:

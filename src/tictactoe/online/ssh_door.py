@@ -89,8 +89,9 @@ OUTPUT_GRACE: Final = 0.5
 """Seconds the door waits for the rest of a game's output once the game has ended (a process
 it left behind may still hold its terminal)."""
 
-CHANNEL_WINDOW: Final = 64 * 1024
-"""Bytes of a person's input the door takes before waiting for the game to read them."""
+CHANNEL_WINDOW: Final = 16 * 1024
+"""Bytes of a person's input the door takes before waiting for the game to read them: far more
+than typing needs, and little for a game to catch up with after a flood."""
 
 READ_SIZE: Final = 64 * 1024
 """The most of a game's output read at once."""
