@@ -59,15 +59,24 @@ def test_stray_bytes_on_the_board_end_nothing_and_the_next_move_counts(stray: by
     assert b"Ada    1" in game.after_the_game
 
 
-def flood(size: int) -> bytes:
+UNBOUND_SEQUENCES = (
+    b"\x1b[" + b";" * 40 + b"@",
+    b"\x1b[<;;;;M",
+    b"\x1b[;;;;;~",
+    b"\x1b[" + b"\xff" * 8 + b"@",
+)
+"""Malformed sequences whose characters are no key the game binds, however a pause cuts them
+(over a slow link a pause may: the rest is then typed, as Textual does for any terminal)."""
+
+
+def flood(size: int, sequences: tuple[bytes, ...] = UNBOUND_SEQUENCES) -> bytes:
     """Bytes no key is bound to: high bytes (mostly invalid UTF-8) and malformed sequences."""
     rng = random.Random(27)
     parts: list[bytes] = []
     total = 0
-    sequences = list(STRAY.values())
     while total < size:
         part = bytes(rng.randrange(0x80, 0x100) for _ in range(rng.randrange(1, 64)))
-        part += rng.choice(sequences)
+        part += rng.choice(list(sequences))
         parts.append(part)
         total += len(part)
     return b"".join(parts)[:size]
@@ -172,3 +181,21 @@ def test_the_reader_splits_escape_from_a_key_that_begins_no_sequence() -> None:
     reader = KeyReader()
     keys = [getattr(event, "key", None) for event in reader.feed(b"s\x1b5\x1bq\x1b[A\x1bOP\x1b\r")]
     assert keys == ["s", "escape", "5", "escape", "q", "up", "f1", "escape", "enter"]
+
+
+def keys_after_pauses(*chunks: bytes) -> list[str | None]:
+    """The keys a reader gives for `chunks`, each read after a pause longer than Escape's."""
+    reader = KeyReader()
+    found = []
+    for chunk in chunks:
+        found += list(reader.feed(chunk))
+        time.sleep(0.15)
+        found += list(reader.tick())
+    return [getattr(event, "key", None) for event in found]
+
+
+def test_a_sequence_cut_by_a_pause_is_dropped_not_typed_out() -> None:
+    """Over a slow link a pause may cut a sequence: its digits must not become moves."""
+    assert keys_after_pauses(b"\x1b[99", b"9;1A", b"5") == ["5"]
+    assert keys_after_pauses(b"\x1b", b"5") == ["escape", "5"]
+    assert keys_after_pauses(b"\x1b[1;5A") == ["ctrl+up"]

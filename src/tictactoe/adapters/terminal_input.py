@@ -13,8 +13,10 @@ flood of input grows the game's memory without bound.
 - a sequence the parser fails on is dropped, and parsing starts afresh with the next character;
 - Escape followed at once by a character that begins no sequence (a burst from a slow link:
   Escape then `1`) is Escape, then that key, as typed: Textual would read it as one Alt key
-  (`alt+q`, or `¡` for Alt+1). The game binds no Alt key, so nothing is lost; an Escape that
-  ends a read waits for the parser's pause as before;
+  (`alt+q`, or `¡` for Alt+1). The game binds no Alt key, so nothing is lost. An Escape that
+  ends a read is Escape once the terminal's pause (`ESCAPE_DELAY`) passes with nothing after it;
+- a control sequence cut short by such a pause (a slow link, or garbage) is dropped, the rest of
+  it too when it comes: Textual would type out its characters, digits included, as keys;
 - `keep_up` holds the input thread back while the app is behind: once many events wait, the
   thread stops reading until the app has handled them (a key goes from the app to the focused
   widget and up through its parents, so the wait follows that same path). What is not read stays
@@ -28,12 +30,14 @@ Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract
 from __future__ import annotations
 
 import threading
+import time
 from codecs import getincrementaldecoder
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.constants import ESCAPE_DELAY
 from textual.message import Message
 
 if TYPE_CHECKING:
@@ -52,9 +56,13 @@ PASTE_END: Final = "\x1b[201~"
 _STARTS_SEQUENCE: Final = frozenset("[O]P_^X\\")
 """What may follow Escape to begin a sequence (CSI, SS3, and the string sequences)."""
 
-_TEXT, _ESCAPE, _CSI, _PASTE = "text", "escape", "csi", "paste"
-"""Where the reader is: in plain input, just after an Escape, inside a control sequence, or
-inside a bracketed paste (where an Escape is text until the paste ends)."""
+_LONGEST_SEQUENCE: Final = 64
+"""Characters of a control sequence followed before it counts as none."""
+
+_TEXT, _ESCAPE, _CSI, _CUT, _PASTE = "text", "escape", "csi", "cut", "paste"
+"""Where the reader is: in plain input, just after an Escape, inside a control sequence, in the
+rest of one that a pause cut short, or inside a bracketed paste (where an Escape is text until
+the paste ends)."""
 
 _WAIT_STEP: Final = 0.1
 """Seconds between looks at whether the app is ending, while the input thread waits."""
@@ -69,6 +77,8 @@ class KeyReader:
         self._parser = XTermParser(debug)
         self._state = _TEXT
         self._csi = ""
+        self._since = 0.0
+        """When the reader last took a character inside an Escape or a control sequence."""
         self.behind = 0
         """Events handed out since the app last caught up."""
         self.dropped = 0
@@ -78,9 +88,8 @@ class KeyReader:
         """The events in `data` (the start of a sequence may wait for the next bytes)."""
         for character in self._decode(data):
             yield from self._read(character)
-        if self._state == _ESCAPE:  # an Escape ends the read: the parser's pause decides
-            self._state = _TEXT
-            yield from self._parse(ESC)
+        if self._state in (_ESCAPE, _CSI):
+            self._since = time.monotonic()
 
     def _read(self, character: str) -> Iterator[Message]:
         """One character, with Escape held back until the next one says what it starts."""
@@ -99,10 +108,20 @@ class KeyReader:
         elif state == _TEXT and character == ESC:
             self._state = _ESCAPE
             return
+        elif state == _CUT:
+            if "\x20" <= character <= "\x3f":  # the rest of a cut sequence: its parameters
+                return
+            self._state = _TEXT
+            if "\x40" <= character <= "\x7e":  # and its final byte
+                return
+            yield from self._read(character)
+            return
         elif state == _CSI:
             self._csi += character
             if "\x40" <= character <= "\x7e":  # the final byte
                 self._state = _PASTE if self._csi == PASTE_START else _TEXT
+            elif not "\x20" <= character <= "\x3f" or len(self._csi) > _LONGEST_SEQUENCE:
+                self._state = _TEXT  # no sequence after all: the parser says what it was
         elif state == _PASTE:
             self._csi = (self._csi + character)[-len(PASTE_END) :]
             if self._csi == PASTE_END:
@@ -125,7 +144,17 @@ class KeyReader:
         yield from events_
 
     def tick(self) -> Iterator[Message]:
-        """Events that a pause completes (a lone Escape)."""
+        """Events that a pause completes (a lone Escape); a sequence a pause cuts is dropped."""
+        paused = time.monotonic() - self._since >= ESCAPE_DELAY
+        if self._state == _ESCAPE and paused:
+            self._state = _TEXT
+            yield from self._typed(events.Key("escape", ESC))
+            return
+        if self._state == _CSI and paused:
+            self._state = _CUT
+            self.dropped += 1
+            self._parser = XTermParser(self._debug)
+            return
         try:
             found = list(self._parser.tick())
         except Exception:
