@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.test_process import Terminal, play_a_win_for_ada
+from online.test_end_to_end import words
 from tictactoe.adapters.terminal_input import KeyReader
 
 STRAY = {
@@ -27,6 +28,25 @@ STRAY = {
     "a mouse report past any integer": b"\x1b[<0;99999999999999999999;1M",
     "a key report past any integer": b"\x1b[27;99999999999999999999;53~",
 }
+
+
+def shown(game: Terminal, text: str, timeout: float = 30) -> None:
+    """Wait until the terminal shows `text`, however the screen was drawn (in pieces, on a busy
+    machine: the bytes of a line need not come together)."""
+    deadline = time.monotonic() + timeout
+    while text not in words(game.output):
+        assert time.monotonic() < deadline, f"{text!r} never appeared"
+        if select.select([game.fd], [], [], 0.05)[0]:
+            game.output += os.read(game.fd, 65536)
+
+
+def play(game: Terminal, *keys: bytes, then: str, timeout: float = 30) -> None:
+    """Type `keys` as a person would, then wait until `then` shows."""
+    game.output = b""
+    for key in keys:
+        os.write(game.fd, key)
+        time.sleep(0.15)
+    shown(game, then, timeout)
 
 
 def rss_of_tree(pid: int) -> int:
@@ -51,9 +71,9 @@ def rss_of_tree(pid: int) -> int:
 @pytest.mark.parametrize("stray", STRAY.values(), ids=STRAY.keys())
 def test_stray_bytes_on_the_board_end_nothing_and_the_next_move_counts(stray: bytes) -> None:
     game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
-    game.read_until(b"choose your mark")
-    game.type(b"x", screen_after=b"Ada (X) to move")
-    game.type(stray, b"7", b"4", b"8", b"5", b"9", screen_after=b"Ada wins!")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    play(game, stray, b"7", b"4", b"8", b"5", b"9", then="Ada wins!")
     os.write(game.fd, b"q")
     assert game.finish() == 0
     assert b"Ada    1" in game.after_the_game
@@ -84,8 +104,8 @@ def flood(size: int, sequences: tuple[bytes, ...] = UNBOUND_SEQUENCES) -> bytes:
 
 def test_ten_megabytes_of_garbage_are_held_back_and_the_game_plays_on() -> None:
     game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
-    game.read_until(b"choose your mark")
-    game.type(b"x", screen_after=b"Ada (X) to move")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
     time.sleep(0.5)
     before = rss_of_tree(game.pid)
     garbage = memoryview(flood(10 * 1024 * 1024))
@@ -104,10 +124,8 @@ def test_ten_megabytes_of_garbage_are_held_back_and_the_game_plays_on() -> None:
     assert game.status(block=False) is None, "the game ended"
     assert grown < 30 * 1024 * 1024, f"the game grew by {grown / 2**20:.0f} MiB"
     game.output = b""
-    started = time.monotonic()
     os.write(game.fd, b"74859")  # after what was held back: the game catches up first
-    game.read_until(b"Ada wins!", timeout=120)
-    print(f"caught up and played in {time.monotonic() - started:.1f} s")
+    shown(game, "Ada wins!", timeout=120)
     os.write(game.fd, b"q")
     assert game.finish() == 0
 
@@ -166,11 +184,9 @@ def test_escape_then_a_key_in_one_burst_acts_as_both_keys_in_order() -> None:
     """A slow link delivers Escape and the next key together, as a terminal sends Alt+key: the
     game binds no Alt key, so it reads them as typed (the record opens, closes, the move counts)."""
     game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
-    game.read_until(b"choose your mark")
-    game.type(b"x", screen_after=b"Ada (X) to move")
-    game.output = b""
-    os.write(game.fd, b"s\x1b5")
-    game.read_until(b"Bob (O) to move")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    play(game, b"s\x1b5", then="Bob (O) to move")
     game.output = b""
     os.write(game.fd, b"\x1bq")
     assert game.finish() == 0
