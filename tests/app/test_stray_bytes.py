@@ -35,7 +35,9 @@ def shown(game: Terminal, text: str, timeout: float = 30) -> None:
     machine: the bytes of a line need not come together)."""
     deadline = time.monotonic() + timeout
     while text not in words(game.output):
-        assert time.monotonic() < deadline, f"{text!r} never appeared"
+        assert time.monotonic() < deadline, (
+            f"{text!r} never appeared; the end of the screen: {words(game.output)[-1500:]!r}"
+        )
         if select.select([game.fd], [], [], 0.05)[0]:
             game.output += os.read(game.fd, 65536)
 

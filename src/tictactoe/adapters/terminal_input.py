@@ -64,6 +64,12 @@ _TEXT, _ESCAPE, _CSI, _CUT, _PASTE = "text", "escape", "csi", "cut", "paste"
 rest of one that a pause cut short, or inside a bracketed paste (where an Escape is text until
 the paste ends)."""
 
+_LONGEST_WAIT: Final = 10.0
+"""Seconds the input thread waits for the app at most: a wait never becomes a hang."""
+
+_SEND_AGAIN: Final = 1.0
+"""Seconds the input thread waits for the app's answer before asking again."""
+
 _WAIT_STEP: Final = 0.1
 """Seconds between looks at whether the app is ending, while the input thread waits."""
 
@@ -169,13 +175,22 @@ class KeyReader:
         `ending` is set)."""
         if self.behind < MAX_BEHIND:
             return
-        caught_up = threading.Event()
-        if not app.call_later(_after_input, app, caught_up.set):
-            return  # the app is closing: nothing to wait for
-        while not caught_up.wait(_WAIT_STEP):
-            if ending.is_set():
-                return
-        self.behind = 0
+        give_up = time.monotonic() + _LONGEST_WAIT
+        while time.monotonic() < give_up:
+            caught_up = threading.Event()
+            if not app.call_later(_after_input, app, caught_up.set):
+                return  # the app is closing: nothing to wait for
+            # A widget removed before it handles the call (a dialog closing) loses it: after a
+            # while, the call is sent again, along the path a key would take now.
+            again = time.monotonic() + _SEND_AGAIN
+            while not caught_up.wait(_WAIT_STEP):
+                if ending.is_set():
+                    return
+                if time.monotonic() >= again:
+                    break
+            else:
+                break
+        self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
 
 
 def _after_input(app: App[Any], done: Callable[[], None]) -> None:
