@@ -87,8 +87,6 @@ class KeyReader:
         """When the reader last took a character inside an Escape or a control sequence."""
         self.behind = 0
         """Events handed out since the app last caught up."""
-        self.dropped = 0
-        """Malformed sequences dropped so far."""
 
     def feed(self, data: bytes) -> Iterator[Message]:
         """The events in `data` (the start of a sequence may wait for the next bytes)."""
@@ -142,7 +140,6 @@ class KeyReader:
         try:
             events_ = list(self._parser.feed(character))
         except Exception:  # the parser died on a sequence: start afresh after it
-            self.dropped += 1
             self._parser = XTermParser(self._debug)
             self._state = _TEXT
             return
@@ -158,13 +155,11 @@ class KeyReader:
             return
         if self._state == _CSI and paused:
             self._state = _CUT
-            self.dropped += 1
             self._parser = XTermParser(self._debug)
             return
         try:
             found = list(self._parser.tick())
         except Exception:
-            self.dropped += 1
             self._parser = XTermParser(self._debug)
             return
         self.behind += len(found)

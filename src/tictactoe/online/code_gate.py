@@ -107,11 +107,6 @@ class CodeGate:
             if expiry <= now:
                 del self._tickets[ticket]
 
-    @property
-    def trying(self) -> int:
-        """Tries under way now."""
-        return self._trying.total()
-
 
 def form_page(title: str, sentence: str = "") -> str:
     """The page that asks for the code; `sentence` says what went wrong with the last one."""
