@@ -104,6 +104,9 @@ def test_the_terminal_input_adapter() -> None:
     pinned(XTermParser, "tick", [], INPUT)
     keys = [event for event in parser.feed("5") if isinstance(event, events.Key)]
     assert [key.key for key in keys] == ["5"], f"XTermParser no longer reads keys: see {INPUT}"
+    learnt = {"mouse_pixels": False, "terminal_size": None, "terminal_pixel_size": None}
+    found = {name: getattr(parser, name, "missing") for name in learnt}
+    assert found == learnt, f"XTermParser no longer keeps what it learns so: see {INPUT}"
 
 
 SERVED = "tictactoe/adapters/served_driver.py"

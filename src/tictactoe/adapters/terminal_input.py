@@ -9,8 +9,12 @@ flood of input grows the game's memory without bound.
 
 `KeyReader` turns bytes into Textual's events as those drivers do, except that:
 
-- invalid UTF-8 becomes U+FFFD (a character no key is bound to);
+- invalid UTF-8 becomes U+FFFD (a character no key is bound to), one for a run of such bytes;
 - a sequence the parser fails on is dropped, and parsing starts afresh with the next character;
+- a control sequence the parser does not know, or one that is malformed or too long, is dropped
+  through its final byte, as a terminal does: Textual would type out its characters as keys
+  (a `;`, a `5`, which is a move). A sequence left open takes what follows as its parameters
+  (digits too) until a character that ends it, as in any terminal;
 - Escape followed at once by a character that begins no sequence (a burst from a slow link:
   Escape then `1`) is Escape, then that key, as typed: Textual would read it as one Alt key
   (`alt+q`, or `¡` for Alt+1). The game binds no Alt key, so nothing is lost. An Escape that
@@ -24,7 +28,8 @@ flood of input grows the game's memory without bound.
   lost, and nothing grows without bound.
 
 Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`):
-`textual._xterm_parser.XTermParser` and its `feed` and `tick`.
+`textual._xterm_parser.XTermParser`, its `feed` and `tick`, and what it learns of the terminal
+(`mouse_pixels`, `terminal_size`, `terminal_pixel_size`), handed on to a parser that starts afresh.
 """
 
 from __future__ import annotations
@@ -52,12 +57,14 @@ MAX_BEHIND: Final = 256
 ESC: Final = "\x1b"
 PASTE_START: Final = "\x1b[200~"
 PASTE_END: Final = "\x1b[201~"
+REPLACEMENT: Final = "\ufffd"
 
 _STARTS_SEQUENCE: Final = frozenset("[O]P_^X\\")
 """What may follow Escape to begin a sequence (CSI, SS3, and the string sequences)."""
 
-_LONGEST_SEQUENCE: Final = 64
-"""Characters of a control sequence followed before it counts as none."""
+_LONGEST_SEQUENCE: Final = 32
+"""Characters a control sequence may have, Escape and its final byte included (Textual's
+parser types out a longer one)."""
 
 _TEXT, _ESCAPE, _CSI, _CUT, _PASTE = "text", "escape", "csi", "cut", "paste"
 """Where the reader is: in plain input, just after an Escape, inside a control sequence, in the
@@ -83,6 +90,8 @@ class KeyReader:
         self._parser = XTermParser(debug)
         self._state = _TEXT
         self._csi = ""
+        self._last = ""
+        """The last character read."""
         self._since = 0.0
         """When the reader last took a character inside an Escape or a control sequence."""
         self.behind = 0
@@ -91,6 +100,9 @@ class KeyReader:
     def feed(self, data: bytes) -> Iterator[Message]:
         """The events in `data` (the start of a sequence may wait for the next bytes)."""
         for character in self._decode(data):
+            if character == REPLACEMENT and self._last == REPLACEMENT:
+                continue  # a run of bytes that are no UTF-8 is one U+FFFD
+            self._last = character
             yield from self._read(character)
         if self._state in (_ESCAPE, _CSI):
             self._since = time.monotonic()
@@ -99,9 +111,12 @@ class KeyReader:
         """One character, with Escape held back until the next one says what it starts."""
         state = self._state
         if state == _ESCAPE:
-            if character in _STARTS_SEQUENCE:
-                self._state = _CSI if character == "[" else _TEXT
+            if character == "[":
+                self._state = _CSI
                 self._csi = ESC + character
+                return
+            if character in _STARTS_SEQUENCE:
+                self._state = _TEXT
                 yield from self._parse(ESC)
             elif character != ESC:
                 self._state = _TEXT
@@ -112,25 +127,40 @@ class KeyReader:
         elif state == _TEXT and character == ESC:
             self._state = _ESCAPE
             return
-        elif state == _CUT:
-            if "\x20" <= character <= "\x3f":  # the rest of a cut sequence: its parameters
-                return
-            self._state = _TEXT
-            if "\x40" <= character <= "\x7e":  # and its final byte
-                return
-            yield from self._read(character)
+        elif state == _CUT:  # the rest of a sequence that is dropped, through its final byte
+            if character < "\x20":  # a control key (Escape, Enter) ends it, and counts
+                self._state = _TEXT
+                yield from self._read(character)
+            elif "\x40" <= character <= "\x7e":
+                self._state = _TEXT
             return
         elif state == _CSI:
-            self._csi += character
-            if "\x40" <= character <= "\x7e":  # the final byte
-                self._state = _PASTE if self._csi == PASTE_START else _TEXT
-            elif not "\x20" <= character <= "\x3f" or len(self._csi) > _LONGEST_SEQUENCE:
-                self._state = _TEXT  # no sequence after all: the parser says what it was
+            if "\x40" <= character <= "\x7e":  # the final byte: the parser reads it whole
+                sequence = self._csi + character
+                self._state = _PASTE if sequence == PASTE_START else _TEXT
+                found = [event for part in sequence for event in self._parse(part)]
+                if not found and self._state == _TEXT:  # unknown to the parser, which would
+                    self._parser = self._fresh_parser()  # type it out later: dropped
+                yield from found
+            elif "\x20" <= character <= "\x3f" and len(self._csi) + 1 < _LONGEST_SEQUENCE:
+                self._csi += character  # a parameter
+            else:  # no sequence this parser reads: dropped, whatever follows of it too
+                self._state = _CUT
+                yield from self._read(character)
+            return
         elif state == _PASTE:
             self._csi = (self._csi + character)[-len(PASTE_END) :]
             if self._csi == PASTE_END:
                 self._state = _TEXT
         yield from self._parse(character)
+
+    def _fresh_parser(self) -> XTermParser:
+        """A parser that starts afresh, knowing what the last one learnt of the terminal."""
+        parser = XTermParser(self._debug)
+        parser.mouse_pixels = self._parser.mouse_pixels
+        parser.terminal_size = self._parser.terminal_size
+        parser.terminal_pixel_size = self._parser.terminal_pixel_size
+        return parser
 
     def _typed(self, event: Message) -> Iterator[Message]:
         self.behind += 1
@@ -140,7 +170,7 @@ class KeyReader:
         try:
             events_ = list(self._parser.feed(character))
         except Exception:  # the parser died on a sequence: start afresh after it
-            self._parser = XTermParser(self._debug)
+            self._parser = self._fresh_parser()
             self._state = _TEXT
             return
         self.behind += len(events_)
@@ -155,12 +185,11 @@ class KeyReader:
             return
         if self._state == _CSI and paused:
             self._state = _CUT
-            self._parser = XTermParser(self._debug)
             return
         try:
             found = list(self._parser.tick())
         except Exception:
-            self._parser = XTermParser(self._debug)
+            self._parser = self._fresh_parser()
             return
         self.behind += len(found)
         yield from found
