@@ -17,7 +17,7 @@ import aiohttp
 import asyncssh
 import pytest
 
-from app.test_stray_bytes import STRAY, rss_of_tree
+from app.test_stray_bytes import STRAY, flood, rss_of_tree
 from web.test_online_browser import HostTerminal
 
 pytestmark = pytest.mark.slow
@@ -166,12 +166,19 @@ async def test_a_stranger_without_the_code_starts_nothing_and_costs_the_host_not
         tty = int(Path(f"/proc/{game}/stat").read_text().rsplit(")", 1)[1].split()[4])
         assert tty != 0, "the game took its terminal as its controlling one"
 
-        # No byte either side sends ends the series: stray bytes on both keyboards.
+        # No byte either side sends ends the series: stray bytes on both keyboards, then 64 KB
+        # of garbage into Bob's seat (4 s at the door's pace; the 10 MB flood is test_stray_bytes').
         os.write(alice.master, b"".join(STRAY.values()))
         bob.stdin.write(b"".join(STRAY.values()))
+        before = rss_of_tree(game)
+        bob.stdin.write(b"".join(flood(64 * 1024)))
+        await asyncio.wait_for(bob.stdin.drain(), 60)
+        grown = rss_of_tree(game) - before
+        assert grown < 30 * MIB, f"Bob's game grew by {grown / MIB:.0f} MiB"
         alice.type("1")
-        alice.find(r"3\. Alice X bottom-left")
-        bob.stdin.write(b"9")
-        alice.find(r"4\. Bob O top-right")
+        await asyncio.to_thread(alice.find, r"3\. Alice X bottom-left")
+        bob.stdin.write(b"9")  # behind what was held back: his game catches up first
+        # Waiting in a thread: Bob's client sends the rest as the door's window opens.
+        await asyncio.to_thread(alice.find, r"4\. Bob O top-right", timeout=60)
         assert alice.process.poll() is None and games_of(alice.process.pid) == [game]
         bob.close()
