@@ -75,6 +75,9 @@ say(
 )
 if mode == "flood":
     time.sleep(60)
+if mode == "slow":
+    while os.read(0, 1024):
+        time.sleep(0.25)
 while data := os.read(0, 1024):
     if data == b"q":
         say(bye=True)
@@ -374,6 +377,20 @@ async def test_a_flood_of_input_is_held_back_and_others_still_play(doors: Doors)
     echoed = await asyncio.wait_for(other.stdout.readexactly(10), WAIT)
     assert echoed == b"still here"
     assert door.sessions == 2
+
+
+async def test_a_game_that_reads_slowly_holds_its_sender_to_its_own_pace(doors: Doors) -> None:
+    """While a game's terminal is full, the door takes no more than the game reads, whatever
+    its own pace (16 KB/s) allows: the rest would pile up in the door for as long as the
+    sender goes on."""
+    _, port = await doors.open(codes=False)
+    slow, _ = await game(await doors.connect(port, user="slow"))  # reads 4 KB/s
+    slow.stdin.write(bytes(1024 * 1024))
+    await asyncio.sleep(2.0)  # the game's terminal and the door's window have filled
+    waiting = slow.stdin.channel.get_write_buffer_size()
+    await asyncio.sleep(6.0)
+    taken = waiting - slow.stdin.channel.get_write_buffer_size()
+    assert taken < 40 * 1024, f"in 6 s the door took {taken // 1024} KB for a game that read 24"
 
 
 async def test_a_browser_at_the_ssh_port_gets_one_log_line(

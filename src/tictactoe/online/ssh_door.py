@@ -748,7 +748,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.channel.pause_reading()
 
     def resume_input(self) -> None:
-        if self.channel is not None and not self.closed and self._input_paused is None:
+        """Take input again, unless the door's pace or the game's full terminal still holds it."""
+        holding = self.game is not None and self.game.holding
+        if self.channel is not None and not self.closed and not self._input_paused and not holding:
             self.channel.resume_reading()
 
     def game_ended(self, status: int | None) -> None:
@@ -809,6 +811,11 @@ class _Game:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def holding(self) -> bool:
+        """Whether input waits here for the game's terminal to take it."""
+        return bool(self._pending)
 
     def send(self, data: bytes) -> None:
         """Pass the person's input on; while the terminal is full, hold it and take no more."""
