@@ -13,6 +13,7 @@ import os
 import random
 import select
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,33 @@ def flood(size: int, sequences: tuple[bytes, ...] = UNBOUND_SEQUENCES) -> list[b
     return parts
 
 
+def pour(
+    fd: int, parts: list[bytes], seconds: float, drain: Callable[[], None] | None = None
+) -> int:
+    """Write `parts` to the terminal `fd` as fast as it takes them for `seconds`, then to the
+    end of the part under way; `drain` reads what the game draws meanwhile, if nothing else
+    does. The bytes sent."""
+    garbage = memoryview(b"".join(parts))
+    ends = list(itertools.accumulate(len(part) for part in parts))
+    sent = 0
+    os.set_blocking(fd, False)
+    deadline = time.monotonic() + seconds
+    while sent < len(garbage):
+        until = sent + 65536
+        if time.monotonic() > deadline:  # time is up: the rest of the part under way
+            until = ends[bisect.bisect_left(ends, sent)]
+            if until == sent:
+                break
+        readable, writable, _ = select.select([fd] if drain else [], [fd], [], 0.05)
+        if readable and drain:
+            drain()
+        if writable:
+            with contextlib.suppress(BlockingIOError):
+                sent += os.write(fd, garbage[sent:until])
+    os.set_blocking(fd, True)
+    return sent
+
+
 def test_ten_megabytes_of_garbage_are_held_back_and_the_next_moves_count() -> None:
     """As much of a 10 MB flood as the game lets in for 8 s, then Ada's moves: the flood is held
     back in the terminal, not queued in the game, and the moves count once it has caught up.
@@ -118,26 +146,8 @@ def test_ten_megabytes_of_garbage_are_held_back_and_the_next_moves_count() -> No
     play(game, b"x", then="Ada (X) to move")
     time.sleep(0.5)
     before = rss_of_tree(game.pid)
-    parts = flood(10 * 1024 * 1024)
-    garbage = memoryview(b"".join(parts))
-    ends = list(itertools.accumulate(len(part) for part in parts))
-    sent = 0
-    os.set_blocking(game.fd, False)
-    deadline = time.monotonic() + 8
-    while sent < len(garbage):
-        until = sent + 65536
-        if time.monotonic() > deadline:  # time is up: the rest of the part under way
-            until = ends[bisect.bisect_left(ends, sent)]
-            if until == sent:
-                break
-        readable, writable, _ = select.select([game.fd], [game.fd], [], 0.05)
-        if readable:
-            game.drain()
-        if writable:
-            with contextlib.suppress(BlockingIOError):
-                sent += os.write(game.fd, garbage[sent:until])
+    pour(game.fd, flood(10 * 1024 * 1024), seconds=8, drain=game.drain)
     grown = rss_of_tree(game.pid) - before
-    os.set_blocking(game.fd, True)
     assert game.status(block=False) is None, "the game ended"
     assert grown < 30 * 1024 * 1024, f"the game grew by {grown / 2**20:.0f} MiB"
     game.output = b""

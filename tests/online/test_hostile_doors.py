@@ -17,7 +17,7 @@ import aiohttp
 import asyncssh
 import pytest
 
-from app.test_stray_bytes import STRAY, flood, rss_of_tree
+from app.test_stray_bytes import STRAY, flood, pour, rss_of_tree
 from web.test_online_browser import HostTerminal
 
 pytestmark = pytest.mark.slow
@@ -175,8 +175,14 @@ async def test_a_stranger_without_the_code_starts_nothing_and_costs_the_host_not
         await asyncio.wait_for(bob.stdin.drain(), 60)
         grown = rss_of_tree(game) - before
         assert grown < 30 * MIB, f"Bob's game grew by {grown / MIB:.0f} MiB"
-        alice.type("1")
-        await asyncio.to_thread(alice.find, r"3\. Alice X bottom-left")
+        # And the host's own terminal: as much of 10 MB as it lets in for 5 s (its screen is
+        # read all the while by a thread of `alice`).
+        before = rss_of_tree(alice.process.pid)
+        await asyncio.to_thread(pour, alice.master, flood(10 * MIB), 5)
+        grown = rss_of_tree(alice.process.pid) - before
+        assert grown < 30 * MIB, f"the host grew by {grown / MIB:.0f} MiB"
+        alice.type("1")  # behind what was held back: the host's game catches up first
+        await asyncio.to_thread(alice.find, r"3\. Alice X bottom-left", timeout=60)
         bob.stdin.write(b"9")  # behind what was held back: his game catches up first
         # Waiting in a thread: Bob's client sends the rest as the door's window opens.
         await asyncio.to_thread(alice.find, r"4\. Bob O top-right", timeout=60)
