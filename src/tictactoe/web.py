@@ -45,7 +45,7 @@ from tictactoe.addresses import is_loopback, url_host
 from tictactoe.online.code_gate import TOO_MANY_GAMES, CodeGate, Refusal, form_page
 
 if TYPE_CHECKING:
-    from tictactoe.online.ssh_door import SshDoor
+    from tictactoe.doors.ssh import SshDoor
 from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV
 
 __all__ = ["GameServer", "GameSession", "ServeConfig", "game_command", "serve"]
@@ -520,7 +520,7 @@ class GameServer:
 
     async def _open_ssh_door(self, port: int) -> tuple[SshDoor, int]:
         """An SSH door where any user name gets its own game in a terminal, as a tab does."""
-        from tictactoe.online.ssh_door import SshDoor, load_host_key
+        from tictactoe.doors.ssh import SshDoor, load_host_key
 
         # On loopback (the default) every session comes from one address: the bound per
         # address is then the bound on sessions.

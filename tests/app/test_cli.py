@@ -382,8 +382,9 @@ def on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "win32")
     for name in ("fcntl", "termios", "pty", "tty"):
         monkeypatch.setitem(sys.modules, name, None)  # `import fcntl` raises ImportError
-    for name in ("tictactoe.online.ssh_door", "tictactoe.online.hosting"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
+    for name in list(sys.modules):
+        if name.startswith("tictactoe.doors.ssh") or name == "tictactoe.online.hosting":
+            monkeypatch.delitem(sys.modules, name)
 
 
 @pytest.mark.usefixtures("on_windows")

@@ -30,8 +30,7 @@ import asyncssh
 import platformdirs
 import pytest
 
-from tictactoe.online.codes import Throttle
-from tictactoe.online.ssh_door import (
+from tictactoe.doors.ssh import (
     NO_TERMINAL,
     WRONG_CODE,
     HostKeyError,
@@ -41,6 +40,7 @@ from tictactoe.online.ssh_door import (
     host_key_path,
     load_host_key,
 )
+from tictactoe.online.codes import Throttle
 
 CODE = "K7M4QX"
 WAIT = 5.0

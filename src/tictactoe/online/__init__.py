@@ -4,7 +4,7 @@
 - `protocol`: the versioned messages between a seat's game process and the authority;
 - `authority`: who holds which seat, and the one place the shared series changes;
 - `server` and `client`: the authority's link over a loopback websocket;
-- `ssh_door`: plain `ssh` opens a game process per terminal session;
-- `relay`: a port of an SSH server the host can log into, forwarded to the SSH door;
+- `relay`: a port of an SSH server the host can log into, forwarded to the SSH door
+  (`tictactoe.doors.ssh`);
 - `invitation`: the lines a friend joins by, and from where each works.
 """

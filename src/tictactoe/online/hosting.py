@@ -2,7 +2,7 @@
 
 - the authority listens on this machine's loopback only (`server`): every seat's game
   process, the host's own included, talks to it there;
-- the SSH door (`ssh_door`, port 2222 by default) starts a `tictactoe join` game process
+- the SSH door (`tictactoe.doors.ssh`, port 2222 by default) starts a `tictactoe join` game process
   in a pseudo-terminal for each SSH session whose user name is the code;
 - the browser door (textual-serve's page, as `tictactoe serve`, port 8000 by default) asks for
   the code on a page of its own, and starts one for each tab that gave it. It is plain,
@@ -40,6 +40,7 @@ import platformdirs
 from aiohttp import web
 
 from tictactoe.addresses import canonical_host, global_ipv6, is_loopback
+from tictactoe.doors.ssh import SessionInfo, SshDoor, fingerprint, load_host_key
 from tictactoe.online.authority import Authority
 from tictactoe.online.code_gate import CodeGate
 from tictactoe.online.codes import Throttle, new_code
@@ -47,7 +48,6 @@ from tictactoe.online.invitation import Invitation
 from tictactoe.online.relay import Relay
 from tictactoe.online.relay_target import RelayTarget
 from tictactoe.online.server import AuthorityServer
-from tictactoe.online.ssh_door import SessionInfo, SshDoor, fingerprint, load_host_key
 from tictactoe.series import FirstMove
 
 __all__ = ["HostConfig", "Hosting", "join_command", "own_addresses"]

@@ -35,8 +35,8 @@ from typing import Final
 import asyncssh
 
 from tictactoe.addresses import canonical_host
+from tictactoe.doors.ssh import CHANNEL_WINDOW, SshDoor
 from tictactoe.online.relay_target import RelayTarget
-from tictactoe.online.ssh_door import CHANNEL_WINDOW, SshDoor
 
 __all__ = ["Relay", "RelayChanged"]
 

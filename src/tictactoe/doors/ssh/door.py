@@ -1,0 +1,466 @@
+"""The SSH door: plain `ssh -p PORT CODE@HOST` opens a game in the person's own terminal.
+
+asyncssh is the SSH server. There is no password: the SSH user name is the series' code.
+Each session with a terminal gets a game process of its own (`tictactoe.doors.ssh.session`),
+as each browser tab does under `tictactoe serve`:
+
+- the code is checked as the person logs in, before anything else is spent: a wrong one is
+  counted by the `Throttle` (per network), told in the login banner, and the login fails, so no
+  session, terminal or game can be asked for; past the throttle's limit the answer comes late.
+  One code is tried per connection;
+- what a client sends is bounded: connections (in all, per address, and those still logging in),
+  sessions per connection, `env` requests (`tictactoe.adapters.ssh_channel`), and the terminal
+  size and input of each session;
+- everything else a client may ask is refused: forwarding of ports, sockets, tunnels, the
+  agent, X11;
+- keepalives notice a vanished client; logins, connections (in all and per address) and
+  games are bounded in time or number. A refused or failed connection is one line in the
+  `tictactoe.online` log, never a traceback;
+- a game is given the host's environment, less what describes the host's own terminal, with
+  the language and colours the client sent when they are sane.
+"""
+
+from __future__ import annotations
+
+import sys
+
+if sys.platform == "win32":
+    raise ImportError("the SSH door runs games in pseudo-terminals: it needs Linux or macOS")
+
+import asyncio
+import contextlib
+import errno
+import ipaddress
+import logging
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Final
+
+import asyncssh
+
+from tictactoe.adapters.ssh_channel import limit_environment
+from tictactoe.doors.bounds import printable
+from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
+from tictactoe.online.codes import Throttle, normalise_code
+
+__all__ = ["WRONG_CODE", "Connection", "SshDoor"]
+
+log = logging.getLogger("tictactoe.online")
+
+WRONG_CODE: Final = "That is not the code of this series. Check the line you were given."
+
+SESSIONS_PER_CONNECTION: Final = 4
+"""Sessions one SSH connection may open (OpenSSH can share one connection between several)."""
+
+_BIND_TRIES: Final = 5
+"""Draws of a free port before giving up on one free on every address asked for."""
+
+_CLIENT_ENV: Final = re.compile(r"LANG|LC_[A-Z]+|COLORTERM")
+"""Variables a client may send (`SendEnv`) that the game takes: its language and colours."""
+
+_HOST_TERMINAL_ENV: Final = frozenset(
+    {
+        "COLORTERM",
+        "COLUMNS",
+        "ITERM_SESSION_ID",
+        "KITTY_WINDOW_ID",
+        "LINES",
+        "SSH_AUTH_SOCK",
+        "SSH_CLIENT",
+        "SSH_CONNECTION",
+        "SSH_TTY",
+        "STY",
+        "TERM",
+        "TERM_PROGRAM",
+        "TERM_PROGRAM_VERSION",
+        "TMUX",
+        "TMUX_PANE",
+        "VTE_VERSION",
+        "WINDOW",
+        "WT_SESSION",
+    }
+)
+"""What the host's environment says about the host's own terminal: not given to a game
+that runs in someone else's."""
+
+
+class SshDoor:
+    """An SSH server that gives each session with a terminal a game process of its own."""
+
+    def __init__(
+        self,
+        *,
+        host_key: asyncssh.SSHKey,
+        command: Callable[[SessionInfo], Sequence[str]],
+        accepts: Callable[[str], bool] | None = None,
+        throttle: Throttle | None = None,
+        env: Mapping[str, str] | None = None,
+        max_sessions: int = 64,
+        max_connections: int = 128,
+        max_per_address: int = 16,
+        max_logging_in: int = 32,
+        max_logging_in_per_address: int = 4,
+        login_timeout: float = 30.0,
+        keepalive: float = 10.0,
+        keepalive_count: int = 2,
+    ) -> None:
+        self.host_key = host_key
+        """The server's key: clients check its fingerprint."""
+        self.command = command
+        """The game's command for a session."""
+        self.accepts = accepts
+        """Whether a code is this series'; None: any user name is welcome."""
+        self.throttle = throttle if throttle is not None else Throttle()
+        """Counts wrong codes per address; an address past its limit waits."""
+        self.env = dict(env or {})
+        """Added to every game's environment."""
+        self.max_sessions = max_sessions
+        """Games open at once, at most."""
+        self.max_connections = max_connections
+        """Connections open at once, at most (logging in, refused or playing)."""
+        self.max_per_address = max_per_address
+        """Connections open at once from one address, at most."""
+        self.max_logging_in = max_logging_in
+        """Connections not yet logged in, at most (a wrong code is answered late: those wait)."""
+        self.max_logging_in_per_address = max_logging_in_per_address
+        """Connections not yet logged in from one network (see `Throttle.network`), at most: with
+        the throttle's delay, this bounds how fast one network can guess."""
+        self.login_timeout = login_timeout
+        """Seconds a connection has to log in, and then to open a game."""
+        self.keepalive = keepalive
+        """Seconds between keepalives to a silent client."""
+        self.keepalive_count = keepalive_count
+        """Keepalives left unanswered before the connection counts as lost: a vanished client
+        is noticed within `keepalive * (keepalive_count + 1)` seconds."""
+        self.relayed: dict[tuple[str, int], str] = {}
+        """Connections a relay (`tictactoe.online.relay`) passes on to this door, by their own
+        address and port on this machine, and the address each came to the relay from: the one
+        the door counts, throttles and logs for them."""
+        self._acceptor: asyncssh.SSHAcceptor | None = None
+        self._connections: set[Connection] = set()
+        self._per_address: Counter[str] = Counter()
+        self._logging_in: Counter[str] = Counter()
+        self._open: set[Session] = set()
+        self._starting: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopping = False
+
+    @property
+    def logging_in(self) -> int:
+        """Connections that have not logged in yet."""
+        return self._logging_in.total()
+
+    @property
+    def sessions(self) -> int:
+        """Games open now (started, or being started)."""
+        return len(self._open)
+
+    async def start(self, host: str | Sequence[str] | None = None, port: int = 2222) -> int:
+        """Listen on `host` (all of this machine's addresses when None); the bound port, the
+        same on every address (port 0: any free one)."""
+        where = "" if host is None else host
+        acceptor = await self._listen(where, port)
+        for _ in range(_BIND_TRIES):
+            ports = {address[1] for address in acceptor.get_addresses()}
+            if len(ports) == 1:
+                break
+            # Port 0 on several addresses gave each its own: ask for one of them on all.
+            acceptor.close()
+            await acceptor.wait_closed()
+            try:
+                acceptor = await self._listen(where, min(ports))
+            except OSError:  # taken on another address meanwhile: draw again
+                acceptor = await self._listen(where, 0)
+        else:
+            acceptor.close()
+            raise OSError(errno.EADDRINUSE, "no port is free on every address")
+        self._acceptor = acceptor
+        return acceptor.get_port()
+
+    async def _listen(self, host: str | Sequence[str], port: int) -> asyncssh.SSHAcceptor:
+        return await asyncssh.create_server(
+            lambda: Connection(self),
+            host,
+            port,
+            server_host_keys=[self.host_key],
+            config=None,
+            rdns_lookup=False,
+            gss_host=None,
+            public_key_auth=False,
+            password_auth=False,
+            kbdint_auth=False,
+            host_based_auth=False,
+            login_timeout=self.login_timeout,
+            keepalive_interval=self.keepalive,
+            keepalive_count_max=self.keepalive_count,
+            allow_pty=True,
+            line_editor=False,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            encoding=None,
+            window=CHANNEL_WINDOW,
+        )
+
+    async def stop(self, within: float = 2.0) -> None:
+        """Stop listening, end every game (SIGHUP, then SIGKILL after `within` seconds), close
+        every connection; return once no game process is left."""
+        self._stopping = True
+        if self._acceptor is not None:
+            self._acceptor.close()
+        await _settle(self._starting)  # games being started then have their session's game
+        games = [session.game for session in self._open if session.game is not None]
+        await asyncio.gather(*(game.end(within) for game in games))
+        await _settle(self._tasks)
+        for connection in list(self._connections):
+            connection.close()
+        if self._acceptor is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._acceptor.wait_closed(), within)
+            self._acceptor = None
+
+    def spawn(
+        self, work: Callable[[], Coroutine[object, object, None]], *, starting: bool = False
+    ) -> None:
+        tasks = self._starting if starting else self._tasks
+        task = asyncio.create_task(work())
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the door is closing: no session or game starts any more."""
+        return self._stopping
+
+    def opened(self, session: Session) -> None:
+        """`session` is starting its game: it counts as open."""
+        self._open.add(session)
+
+    def closed(self, session: Session) -> None:
+        """`session`'s game has ended, or never started."""
+        self._open.discard(session)
+
+    def peer_of(self, peername: object) -> str:
+        """The address a connection from `peername` counts as: the one it came to the relay from
+        when a relay passed it on, else its own."""
+        address = _address(peername)
+        if isinstance(peername, tuple) and len(peername) >= 2:
+            return self.relayed.get((address, peername[1]), address)
+        return address
+
+    def _admit(self, connection: Connection) -> str | None:
+        """Count a new connection in; why not, when it may not come in."""
+        if self._stopping:
+            return "the door is closing"
+        if len(self._connections) >= self.max_connections:
+            return f"{len(self._connections)} connections are open"
+        if self._per_address[connection.peer] >= self.max_per_address:
+            return f"{self._per_address[connection.peer]} connections from that address are open"
+        if self._logging_in.total() >= self.max_logging_in:
+            return f"{self._logging_in.total()} connections are logging in"
+        network = self.throttle.network(connection.peer)
+        if self._logging_in[network] >= self.max_logging_in_per_address:
+            return f"{self._logging_in[network]} connections from {network} are logging in"
+        self._connections.add(connection)
+        self._per_address[connection.peer] += 1
+        self._logging_in[network] += 1
+        connection.logging_in = True
+        return None
+
+    def _logged_in(self, connection: Connection) -> None:
+        """`connection` has logged in, or left: it no longer counts as logging in."""
+        if connection.logging_in:
+            connection.logging_in = False
+            network = self.throttle.network(connection.peer)
+            self._logging_in[network] -= 1
+            if self._logging_in[network] <= 0:
+                del self._logging_in[network]
+
+    def _forget(self, connection: Connection) -> None:
+        if connection in self._connections:
+            self._logged_in(connection)
+            self._connections.discard(connection)
+            self._per_address[connection.peer] -= 1
+            if self._per_address[connection.peer] <= 0:
+                del self._per_address[connection.peer]
+
+    def environment(self, info: SessionInfo, sent: Mapping[str, str]) -> dict[str, str]:
+        environment = {
+            name: value for name, value in os.environ.items() if name not in _HOST_TERMINAL_ENV
+        }
+        for name, value in sent.items():
+            if _CLIENT_ENV.fullmatch(name) and SAFE_VALUE.fullmatch(value):
+                environment[name] = value
+        environment["TERM"] = info.term_type
+        environment.update(self.env)
+        return environment
+
+
+class Connection(asyncssh.SSHServer):
+    """One client's SSH connection: the code it gave, and the sessions it opened."""
+
+    def __init__(self, door: SshDoor) -> None:
+        self.door = door
+        self.connection: asyncssh.SSHServerConnection | None = None
+        self.peer = "?"
+        self.user = ""
+        self.code = ""
+        """The series' code (normalised) the connection logged in with, or its user name when
+        the door takes any."""
+        self.tried = False
+        """Whether this connection has tried a code: it may try one."""
+        self.logging_in = False
+        """Whether the door counts this connection as logging in."""
+        self.sessions: set[Session] = set()
+        self.logged = False
+        """Whether this connection has had its line in the log."""
+        self._idle: asyncio.TimerHandle | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.connection = conn
+        self.peer = self.door.peer_of(conn.get_extra_info("peername"))
+        why = self.door._admit(self)
+        if why is not None:
+            self.note("refused a connection from %s: %s", self.peer, why)
+            conn.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.door._forget(self)
+        self._cancel_idle()
+        if exc is not None:
+            reason = printable(str(exc), 120) or type(exc).__name__
+            self.note("a connection from %s failed: %s", self.peer, reason)
+
+    def note(self, message: str, *args: object) -> None:
+        """Log why this connection was refused or failed: its first reason, in one line."""
+        if not self.logged:
+            self.logged = True
+            log.warning(message, *args)
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+
+    async def begin_auth(self, username: str) -> bool:
+        """No password: the user name is the code. The right one logs in at once; a wrong one
+        is counted, told in the login banner (late, past the throttle's limit), and fails."""
+        self.user = username
+        if self.door.accepts is None:
+            self.code = username
+            return False
+        if self.tried:  # one code a connection
+            self.note("closed a connection from %s: a second code", self.peer)
+            self.close()
+            return True
+        self.tried = True
+        code = normalise_code(username)
+        if code is not None and self.door.accepts(code):
+            self.code = code
+            return False
+        late = self.door.throttle.failed(self.peer)
+        if late:
+            self.note(
+                "a wrong code from %s, answered %d s late: %r",
+                self.peer,
+                late,
+                printable(username),
+            )
+            await asyncio.sleep(late)
+        else:
+            self.note("a wrong code from %s: %r", self.peer, printable(username))
+        if self.connection is not None:
+            with contextlib.suppress(OSError, asyncssh.Error):
+                self.connection.send_auth_banner(WRONG_CODE + "\n")
+        return True
+
+    def auth_completed(self) -> None:
+        self.door._logged_in(self)
+        self._watch_idle()
+
+    def session_requested(
+        self,
+    ) -> tuple[asyncssh.SSHServerChannel[bytes], Session] | bool:
+        if self.door.stopping or len(self.sessions) >= SESSIONS_PER_CONNECTION:
+            return False
+        assert self.connection is not None
+        channel = self.connection.create_server_channel(encoding=None, window=CHANNEL_WINDOW)
+        limit_environment(
+            channel, lambda why: self.note("closed a session of %s: %s", self.peer, why)
+        )
+        return channel, Session(self)
+
+    def session_opened(self, session: Session) -> None:
+        self.sessions.add(session)
+        self._cancel_idle()
+
+    def session_ended(self, session: Session) -> None:
+        self.sessions.discard(session)
+        self._watch_idle()
+
+    def _watch_idle(self) -> None:
+        """A connection without a session for `login_timeout` seconds is closed."""
+        self._cancel_idle()
+        if not self.sessions:
+            loop = asyncio.get_running_loop()
+            self._idle = loop.call_later(self.door.login_timeout, self._close_if_idle)
+
+    def _cancel_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+
+    def _close_if_idle(self) -> None:
+        self._idle = None
+        if not self.sessions:
+            self.note("closed a connection from %s: no session opened", self.peer)
+            self.close()
+
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> bool:
+        self.note(
+            "refused forwarding to %s port %d from %s", printable(dest_host), dest_port, self.peer
+        )
+        return False
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        self.note("refused a forwarded port %d for %s", listen_port, self.peer)
+        return False
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        self.note("refused forwarding to a socket from %s", self.peer)
+        return False
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        self.note("refused a forwarded socket for %s", self.peer)
+        return False
+
+    def tun_requested(self, unit: int | None) -> bool:
+        self.note("refused a tunnel for %s", self.peer)
+        return False
+
+    def tap_requested(self, unit: int | None) -> bool:
+        self.note("refused a tunnel for %s", self.peer)
+        return False
+
+
+async def _settle(tasks: set[asyncio.Task[None]]) -> None:
+    """Wait until `tasks` is empty (a task may add more as it ends)."""
+    while tasks:
+        await asyncio.gather(*list(tasks), return_exceptions=True)
+
+
+def _address(peername: object) -> str:
+    """The client's IP address, an IPv4 one as such even when it came in over IPv6."""
+    if not isinstance(peername, tuple) or not peername:
+        return "?"
+    host = str(peername[0])
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)

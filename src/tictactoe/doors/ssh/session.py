@@ -1,0 +1,235 @@
+"""One SSH session: a game in the person's terminal, or a sentence saying why not.
+
+- a session without a terminal, and a full door, are told why in a sentence: no game starts;
+- the terminal type and size the person's `ssh` reports are taken when they are sane, and
+  every change of size reaches the game;
+- input is paced (`INPUT_RATE` bytes a second; past that, reading pauses and SSH's flow
+  control holds the sender back), and waits while the game's terminal is full;
+- commands and subsystems (SFTP) are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+import asyncssh
+
+from tictactoe.doors.bounds import Bucket, fits, printable
+from tictactoe.doors.ssh.terminal import TerminalGame
+
+if TYPE_CHECKING:
+    from tictactoe.doors.ssh.door import Connection
+
+__all__ = ["CHANNEL_WINDOW", "INPUT_RATE", "NO_TERMINAL", "Session", "SessionInfo"]
+
+log = logging.getLogger("tictactoe.online")
+
+NO_TERMINAL: Final = "This door opens a game in a terminal: run ssh without -T"
+FULL: Final = "Too many games are open here: try again later."
+CANNOT_START: Final = "The game could not start here; the host's log says why."
+
+CHANNEL_WINDOW: Final = 16 * 1024
+"""Bytes of a person's input the door takes before waiting for the game to read them: far more
+than typing needs, and little for a game to catch up with after a flood."""
+
+INPUT_RATE: Final = 16 * 1024
+"""Bytes of a person's input a session takes a second, in bursts of `CHANNEL_WINDOW`: far more
+than anyone types or pastes, far less than a flood."""
+
+SAFE_VALUE: Final = re.compile(r"[A-Za-z0-9_.:@+-]{1,64}")
+"""A value a client sends (its terminal type, its language) that the game may be given."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What the door knows of a session when it starts its game."""
+
+    code: str
+    """The series' code (normalised), or the user name when the door takes any."""
+    peer: str
+    """The client's address."""
+    term_type: str
+    """The terminal type the client reported (its TERM)."""
+    size: tuple[int, int]
+    """The terminal's size in columns and rows (0 when the client did not say)."""
+
+
+class Session(asyncssh.SSHServerSession[bytes]):
+    """One SSH session: a game in a terminal, or a sentence saying why not."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.door = connection.door
+        self.channel: asyncssh.SSHServerChannel[bytes] | None = None
+        self.term_type: str | None = None
+        self.size = (0, 0)
+        self.game: TerminalGame | None = None
+        self.closed = False
+        self._unstarted: asyncio.TimerHandle | None = None
+        self._input = Bucket(INPUT_RATE, CHANNEL_WINDOW)
+        self._input_paused: asyncio.TimerHandle | None = None
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self.channel = chan
+        self.connection.session_opened(self)
+        loop = asyncio.get_running_loop()
+        self._unstarted = loop.call_later(self.door.login_timeout, self._close_unstarted)
+
+    def _close_unstarted(self) -> None:
+        """A session that asks for nothing to run within `login_timeout` seconds is closed."""
+        self._unstarted = None
+        self.connection.note("closed a session from %s: nothing asked", self.connection.peer)
+        if self.channel is not None:
+            self.channel.close()
+
+    def pty_requested(
+        self,
+        term_type: str,
+        term_size: tuple[int, int, int, int],
+        term_modes: Mapping[int, int],
+    ) -> bool:
+        self.term_type = term_type if SAFE_VALUE.fullmatch(term_type) else "xterm"
+        width, height = term_size[0], term_size[1]
+        self.size = (width, height) if fits(width, height, unknown=True) else (0, 0)
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self.connection.note("refused a command from %s", self.connection.peer)
+        return False
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        self.connection.note(
+            "refused the subsystem %r from %s", printable(subsystem), self.connection.peer
+        )
+        return False
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        if self._unstarted is not None:
+            self._unstarted.cancel()
+            self._unstarted = None
+        refusal: str | None = None
+        peer = self.connection.peer
+        if self.term_type is None:
+            self.connection.note("refused a session without a terminal from %s", peer)
+            refusal = NO_TERMINAL
+        if refusal is None and self.door.sessions >= self.door.max_sessions:
+            self.connection.note("refused a game to %s: %d are open", peer, self.door.sessions)
+            refusal = FULL
+        if refusal is not None:
+            self._say_and_exit(refusal)
+            return
+        self.door.opened(self)
+        self.door.spawn(self._start_game, starting=True)
+
+    async def _start_game(self) -> None:
+        channel, term_type = self.channel, self.term_type
+        if self.closed or channel is None or term_type is None:
+            self.door.closed(self)
+            return
+        info = SessionInfo(self.connection.code, self.connection.peer, term_type, self.size)
+        try:
+            argv = list(self.door.command(info))
+            environment = self.door.environment(info, channel.get_environment())
+            game = await TerminalGame.start(argv, environment, self.size, self)
+        except Exception as error:  # a broken command is the host's problem: said, then logged
+            self.door.closed(self)
+            self.connection.note("the game for %s could not start: %s", info.peer, error)
+            self._say_and_exit(CANNOT_START)
+            return
+        self.game = game
+        self.door.spawn(game.run)
+        if self.closed or self.door.stopping:
+            await game.end()
+
+    def _say_and_exit(self, sentence: str) -> None:
+        if self.channel is None or self.closed:
+            return
+        newline = "\n" if self.term_type is None else "\r\n"
+        with contextlib.suppress(OSError):
+            self.channel.write_stderr((sentence + newline).encode())
+            self.channel.exit(1)
+
+    def data_received(self, data: bytes, datatype: int | None) -> None:
+        if self.game is None or datatype is not None:
+            return
+        self.game.send(data)
+        late = self._input.take(len(data))
+        if late > 0 and self._input_paused is None and self.channel is not None:
+            # Past the rate: take no more until the bucket has refilled.
+            self.channel.pause_reading()
+            self._input_paused = asyncio.get_running_loop().call_later(late, self._resume_input)
+
+    def _resume_input(self) -> None:
+        self._input_paused = None
+        self.resume_input()
+
+    def eof_received(self) -> bool:
+        return True  # the game's terminal stays open: the game decides when to end
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        if not fits(width, height, unknown=True):
+            log.warning(
+                "ignored a terminal of %d by %d from %s", width, height, self.connection.peer
+            )
+            return
+        self.size = (width, height)
+        if self.game is not None:
+            self.game.resize(self.size)
+
+    def pause_writing(self) -> None:
+        if self.game is not None:
+            self.game.pause_output()
+
+    def resume_writing(self) -> None:
+        if self.game is not None:
+            self.game.resume_output()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The channel has closed (the person left, or the game ended): the game ends too."""
+        self.closed = True
+        for timer in (self._unstarted, self._input_paused):
+            if timer is not None:
+                timer.cancel()
+        self._unstarted = self._input_paused = None
+        self.connection.session_ended(self)
+        if self.game is not None:
+            self.door.spawn(self.game.end)
+
+    # What the game asks of its session
+
+    def show(self, data: bytes) -> None:
+        if self.channel is not None and not self.closed:
+            with contextlib.suppress(OSError):
+                self.channel.write(data)
+
+    def pause_input(self) -> None:
+        if self.channel is not None and not self.closed:
+            self.channel.pause_reading()
+
+    def resume_input(self) -> None:
+        """Take input again, unless the door's pace or the game's full terminal still holds it."""
+        holding = self.game is not None and self.game.holding
+        if self.channel is not None and not self.closed and not self._input_paused and not holding:
+            self.channel.resume_reading()
+
+    def game_ended(self, status: int | None) -> None:
+        """The game has ended, its output sent: the session ends with its exit status."""
+        self.door.closed(self)
+        if self.channel is not None and not self.closed:
+            with contextlib.suppress(OSError):
+                if status is None:
+                    self.channel.close()
+                else:
+                    self.channel.exit(status)
