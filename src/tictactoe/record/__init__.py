@@ -9,8 +9,11 @@ database, in the same transaction as each match, so it always agrees with
 Where each rule lives:
 
 - `schema`: the tables, `MIGRATIONS` and `SCHEMA_VERSION`, and which files are ours;
-- `store`: `GameRecord`, which writes each match, keeps what could not be written,
-  and moves a damaged file aside;
+- `store`: `GameRecord`, which has each match written, keeps what could not be
+  written, and moves a damaged file aside;
+- `writing`: one match's row, and the writer thread that writes matches beside play;
+- `opening`: the connections to the file (the game's, and the record screen's), and
+  how a file is told from one put in its place;
 - `upkeep`: what runs beside play (the integrity check, checkpoints, the import of
   an old stats.json);
 - `queries`: what the record screen reads (totals, head to head, recent matches);

@@ -1,4 +1,5 @@
-"""Writing the record, and recovering from whatever the file does.
+"""The record of a session (`GameRecord`): what is saved, what waits, and recovering
+from whatever the file does.
 
 One transaction a match. WAL mode and a busy timeout let several games record at
 once; a match that cannot be written (a read-only folder, a full disk, a lock held
@@ -10,10 +11,10 @@ play; a database the game may not write to is left alone. The file is not opened
 until it is first needed. The store speaks to the player only through notices
 (`take_notices`); it never raises for the file's sake.
 
-A game hands its matches over with `queue`: a thread of the record's own writes them,
-in order, so a slow disk or a lock held by another program delays the saving, never
-the game. The record screen reads on a connection of its own, which a write waiting
-for the lock does not hold up (WAL readers never wait for writers).
+A game hands its matches over with `queue`: the record's writer thread (`writing`)
+writes them, in order, so a slow disk or a lock held by another program delays the saving, never
+the game. The record screen reads on a connection of its own (`opening`), which a
+write waiting for the lock does not hold up (WAL readers never wait for writers).
 """
 
 from __future__ import annotations
@@ -21,35 +22,27 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-import time
 from collections import deque
 from collections.abc import Sequence
-from datetime import UTC
 from pathlib import Path
 from typing import Final
-from urllib.parse import quote
 
-from tictactoe.record.database import is_damage, now, player_id, read_text, transaction
+from tictactoe.record.database import is_damage
 from tictactoe.record.match import MatchRecord
-from tictactoe.record.queries import Queries
-from tictactoe.record.schema import (
-    SCHEMA_VERSION,
-    TIME_FORMAT,
-    NotOurs,
-    check_ours,
-    migrate,
+from tictactoe.record.opening import (
+    COMPANIONS,
+    Damaged,
+    file_identity,
+    open_for_reading,
+    open_for_writing,
 )
+from tictactoe.record.queries import Queries
+from tictactoe.record.schema import NotOurs
 from tictactoe.record.upkeep import Checkpoints, IntegrityCheck, start_import
+from tictactoe.record.writing import Writer, insert_match
 from tictactoe.safe_files import move_aside, reason
 
 __all__ = ["GameRecord"]
-
-_COMPANIONS: Final = ("-wal", "-shm", "-journal")
-"""SQLite's own files beside a database, which belong with it."""
-
-
-class _Damaged(Exception):
-    """The file is not a database, or SQLite found it damaged."""
 
 
 class GameRecord(Queries):
@@ -76,6 +69,12 @@ class GameRecord(Queries):
         """Seconds between opening the file and starting its integrity check."""
         self.retry_after: Final = retry_after
         """Seconds the writer thread waits before trying again what could not be written."""
+        self._writer: Final = Writer(
+            self.save_pending,
+            lambda: self.unsaved > 0 and self._left_alone is None,
+            retry_after,
+        )
+        """The thread that writes the matches handed over by `queue`."""
         self._lock = threading.RLock()
         """Held for everything on the writing side: the file's opening, writing, replacing."""
         self._db: sqlite3.Connection | None = None
@@ -110,14 +109,6 @@ class GameRecord(Queries):
         """Held while the record screen's connection is used, opened or closed."""
         self._reader: sqlite3.Connection | None = None
         self._reader_identity: tuple[int, int] | None = None
-        self._writer: threading.Thread | None = None
-        self._turns = threading.Condition()
-        """Guards `_asked`, `_answered` and `_stopping`, and wakes the writer thread."""
-        self._asked = 0
-        """Attempts to write asked of the writer thread so far."""
-        self._answered = 0
-        """Attempts the writer thread has finished, counted as the asking they answered."""
-        self._stopping = False
 
     # Recording.
 
@@ -129,9 +120,7 @@ class GameRecord(Queries):
     @property
     def busy(self) -> bool:
         """Whether the writer thread has matches to write (or try again), or is writing."""
-        with self._turns:
-            asked = self._answered < self._asked
-        return asked or (self.unsaved > 0 and self._left_alone is None)
+        return self._writer.busy
 
     def add(self, match: MatchRecord) -> None:
         """Record one finished match (and any still waiting) now, one transaction each."""
@@ -147,17 +136,12 @@ class GameRecord(Queries):
             self.add(match)
             return
         self._handed.append(match)
-        self._ask_writer()
+        self._writer.ask()
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until the writer thread has tried to write every match handed over so far
         (or for `timeout` seconds); whether nothing is left unsaved."""
-        with self._turns:
-            if self._writer is None:
-                return not self.unsaved
-            self._ask_writer()
-            asked = self._asked
-            self._turns.wait_for(lambda: self._answered >= asked, timeout)
+        self._writer.flush(timeout)
         return not self.unsaved
 
     def finish(self, timeout: float | None = None) -> None:
@@ -165,47 +149,17 @@ class GameRecord(Queries):
         `timeout` seconds (by default, as long as a write under way and one more may wait
         for another program's lock). What could not be written is counted by `unsaved`."""
         bound = 2 * self.busy_timeout + self.retry_after if timeout is None else timeout
-        if self._writer is None:
+        if not self._writer.started:
             with self._lock:
                 self.save_pending()
         else:
             self.flush(bound)
-            with self._turns:
-                self._stopping = True
-                self._turns.notify_all()
+            self._writer.stop()
         if self._lock.acquire(timeout=self.busy_timeout):  # not held by a write still waiting
             try:
                 self.close()
             finally:
                 self._lock.release()
-
-    def _ask_writer(self) -> None:
-        with self._turns:
-            self._asked += 1
-            self._stopping = False
-            if self._writer is None or not self._writer.is_alive():
-                self._writer = threading.Thread(
-                    target=self._write_beside_play, name="record-writer", daemon=True
-                )
-                self._writer.start()
-            self._turns.notify_all()
-
-    def _write_beside_play(self) -> None:
-        """The writer thread: each time it is asked, try to write every match waiting; while
-        some could not be written, try again every `retry_after` seconds."""
-        while True:
-            with self._turns:
-                self._turns.wait_for(
-                    lambda: self._stopping or self._answered < self._asked,
-                    self.retry_after if self.busy else None,
-                )
-                if self._stopping:
-                    return
-                asked = self._asked
-            self.save_pending()
-            with self._turns:
-                self._answered = asked
-                self._turns.notify_all()
 
     def save_pending(self) -> None:
         """Try again to write every match still waiting (first making sure the file is still
@@ -222,7 +176,7 @@ class GameRecord(Queries):
                     return
                 try:
                     while self._pending:
-                        self._insert(db, self._pending[0], recheck=self._recheck > 0)
+                        insert_match(db, self._pending[0], recheck=self._recheck > 0)
                         self._written.append(self._pending.pop(0))
                         self._recheck = max(self._recheck - 1, 0)
                         if self._checkpoints is not None:
@@ -240,36 +194,6 @@ class GameRecord(Queries):
                     self._tell(f"The game record {self.path} is saved again.")
                 return
 
-    @staticmethod
-    def _insert(db: sqlite3.Connection, match: MatchRecord, *, recheck: bool = False) -> None:
-        """Write `match`; with `recheck`, not when the file holds the very same match."""
-        with transaction(db):
-            first, second = (player_id(db, player) for player in match.players)
-            when = match.finished_at or now()
-            row = (
-                when.astimezone(UTC).strftime(TIME_FORMAT),
-                first,
-                second,
-                str(match.marks[0]),
-                match.first_mover + 1,
-                "".join(map(str, match.moves)),
-                None if match.winner is None else match.winner + 1,
-            )
-            if (
-                recheck
-                and db.execute(
-                    "SELECT 1 FROM matches WHERE finished_at = ? AND player1 = ? AND player2 = ?"
-                    " AND mark1 = ? AND first_mover = ? AND moves = ? AND winner IS ?",
-                    row,
-                ).fetchone()
-            ):
-                return
-            db.execute(
-                "INSERT INTO matches (finished_at, player1, player2, mark1, first_mover, moves,"
-                " winner) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-
     # Opening, lazily.
 
     def _connection(self) -> sqlite3.Connection | None:
@@ -280,8 +204,9 @@ class GameRecord(Queries):
             return self._db
         for _attempt in range(2):
             try:
-                self._db = self._open()
-            except _Damaged as damage:
+                self._db = open_for_writing(self.path, self.busy_timeout)
+                self._identity = file_identity(self.path)
+            except Damaged as damage:
                 self._replace_damaged(str(damage))
                 continue
             except NotOurs as refusal:
@@ -299,47 +224,11 @@ class GameRecord(Queries):
             self._check = IntegrityCheck(self.path, self.check_after)
         return self._db
 
-    def _open(self) -> sqlite3.Connection:
-        """Open (or make) the file; the writer thread and the caller of `add` share it,
-        one at a time."""
-        if self.path is None:
-            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        else:
-            if self.path.exists() and not self.path.is_file():  # SQLite would write beside it
-                raise NotOurs("is not a regular file, so it is left as it is")
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(
-                self.path,
-                timeout=self.busy_timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-        db.text_factory = read_text
-        try:
-            self._prepare(db)
-            self._identity = self._file_identity()
-        except BaseException as error:
-            db.close()
-            if isinstance(error, sqlite3.Error) and is_damage(error):
-                raise _Damaged(str(error)) from error
-            raise
-        return db
-
-    def _file_identity(self) -> tuple[int, int] | None:
-        """The device and inode of the file at `path` now (a link followed); None if none."""
-        if self.path is None:
-            return None
-        try:
-            status = self.path.stat()
-        except OSError:
-            return None
-        return status.st_dev, status.st_ino
-
     def _find_replaced(self) -> None:
         """When the file open was deleted or replaced by another program during play (SQLite
         would go on writing to the deleted file, and lose it all), close it and write this
         session's matches again, to a new file at the path or into the one that replaced it."""
-        if self._db is None or self.path is None or self._file_identity() == self._identity:
+        if self._db is None or self.path is None or file_identity(self.path) == self._identity:
             return
         gone = not self.path.exists()
         self._close_db()
@@ -361,35 +250,6 @@ class GameRecord(Queries):
                 f" {matches} added to the file now there."
             )
 
-    def _prepare(self, db: sqlite3.Connection) -> None:
-        version = check_ours(db)  # before anything is written, even the journal mode
-        db.execute("PRAGMA foreign_keys = ON")
-        if self.path is not None:
-            self._use_wal(db)
-            db.execute("PRAGMA synchronous = FULL")
-            db.execute("PRAGMA wal_autocheckpoint = 0")  # see upkeep.Checkpoints
-        if version < SCHEMA_VERSION:
-            migrate(db)
-
-    def _use_wal(self, db: sqlite3.Connection) -> None:
-        """Switch the file to write-ahead logging, waiting for another game making it.
-
-        While another connection holds the write lock of a file still in its first journal
-        mode (a game that started a moment earlier, making the tables), SQLite answers
-        the switch with "database is locked" at once rather than wait out the busy
-        timeout, so the switch is tried again until that timeout.
-        """
-        deadline = time.monotonic() + self.busy_timeout
-        while True:
-            try:
-                db.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError as error:
-                busy = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_BUSY
-                if not busy or time.monotonic() >= deadline:
-                    raise
-                time.sleep(0.005)
-
     # When the file fails.
 
     def _replace_damaged(self, what: str) -> None:
@@ -397,7 +257,7 @@ class GameRecord(Queries):
         self._close_db()
         assert self.path is not None, "a database in memory is never damaged"
         try:
-            kept = move_aside(self.path, _COMPANIONS)
+            kept = move_aside(self.path, COMPANIONS)
         except OSError as error:
             self._left_alone = "is damaged and could not be moved aside"
             self._failed(
@@ -486,26 +346,19 @@ class GameRecord(Queries):
         with: it is asked to.
         """
         assert self.path is not None
-        identity = self._file_identity()
+        identity = file_identity(self.path)
         if self._reader is not None and identity == self._reader_identity:
             return self._reader
         self._close_reader()
         if identity != self._identity:
-            self._ask_writer()  # it finds the file replaced, and writes the matches again
+            self._writer.ask()  # it finds the file replaced, and writes the matches again
             self.unreadable = None
             return None
         try:
-            reader = sqlite3.connect(
-                f"file:{quote(str(self.path.resolve()))}?mode=rw",
-                uri=True,
-                timeout=self.busy_timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            reader = open_for_reading(self.path, self.busy_timeout)
         except sqlite3.Error as error:
             self._cannot_read(f"could not be read ({error})")
             return None
-        reader.text_factory = read_text
         self._reader, self._reader_identity = reader, identity
         return reader
 

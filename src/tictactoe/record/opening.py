@@ -1,0 +1,106 @@
+"""Opening the record file: the game's own connection (the file checked as ours, in
+write-ahead logging, brought up to date), the record screen's reading connection, and
+how a file is told from another one put in its place.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Final
+from urllib.parse import quote
+
+from tictactoe.record.database import is_damage, read_text
+from tictactoe.record.schema import SCHEMA_VERSION, NotOurs, check_ours, migrate
+
+__all__ = ["COMPANIONS", "Damaged", "file_identity", "open_for_reading", "open_for_writing"]
+
+COMPANIONS: Final = ("-wal", "-shm", "-journal")
+"""SQLite's own files beside a database, which belong with it."""
+
+
+class Damaged(Exception):
+    """The file is not a database, or SQLite found it damaged."""
+
+
+def file_identity(path: Path | None) -> tuple[int, int] | None:
+    """The device and inode of the file at `path` now (a link followed); None if none."""
+    if path is None:
+        return None
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+def open_for_writing(path: Path | None, busy_timeout: float) -> sqlite3.Connection:
+    """Open (or make) the file, or with `path` None a database in memory; the writer
+    thread and the caller of `GameRecord.add` share it, one at a time.
+
+    Damaged for a damaged file, NotOurs for a file the game may not write to; any other
+    `sqlite3.Error` or `OSError` as it comes.
+    """
+    if path is None:
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    else:
+        if path.exists() and not path.is_file():  # SQLite would write beside it
+            raise NotOurs("is not a regular file, so it is left as it is")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(
+            path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+    db.text_factory = read_text
+    try:
+        _prepare(db, in_file=path is not None, busy_timeout=busy_timeout)
+    except BaseException as error:
+        db.close()
+        if isinstance(error, sqlite3.Error) and is_damage(error):
+            raise Damaged(str(error)) from error
+        raise
+    return db
+
+
+def open_for_reading(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """The record screen's connection to a file the game has opened (sqlite3.Error if not)."""
+    reader = sqlite3.connect(
+        f"file:{quote(str(path.resolve()))}?mode=rw",
+        uri=True,
+        timeout=busy_timeout,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    reader.text_factory = read_text
+    return reader
+
+
+def _prepare(db: sqlite3.Connection, *, in_file: bool, busy_timeout: float) -> None:
+    version = check_ours(db)  # before anything is written, even the journal mode
+    db.execute("PRAGMA foreign_keys = ON")
+    if in_file:
+        _use_wal(db, busy_timeout)
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA wal_autocheckpoint = 0")  # see upkeep.Checkpoints
+    if version < SCHEMA_VERSION:
+        migrate(db)
+
+
+def _use_wal(db: sqlite3.Connection, busy_timeout: float) -> None:
+    """Switch the file to write-ahead logging, waiting for another game making it.
+
+    While another connection holds the write lock of a file still in its first journal
+    mode (a game that started a moment earlier, making the tables), SQLite answers
+    the switch with "database is locked" at once rather than wait out the busy
+    timeout, so the switch is tried again until that timeout.
+    """
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            busy = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
