@@ -226,6 +226,12 @@ class GameState:
         return self._to_move
 
     @property
+    def first(self) -> Mark:
+        """The mark that moved first (on an empty board: the mark that moves first)."""
+        moved = (self._mine | self._theirs).bit_count()
+        return self._to_move if moved % 2 == 0 else self._waiting
+
+    @property
     def sides(self) -> tuple[int, int]:
         """The board from the side to move: (its cells, the other mark's cells) as 9-bit
         masks, bit n for cell n. The other mark moved last: only it can have a line.
@@ -280,10 +286,6 @@ class GameState:
         """True when the board is full and nobody has a line."""
         return self.is_over and not _HAS_LINE[self._theirs]
 
-    def _first(self) -> Mark:
-        """The mark that moved first."""
-        return self._to_move if len(self.moves) % 2 == 0 else self._waiting
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
             return NotImplemented
@@ -300,7 +302,7 @@ class GameState:
         raise AttributeError(f"a GameState is immutable: {name!r} cannot be deleted")
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_replay, (self._first().value, self.moves))
+        return (_replay, (self.first.value, self.moves))
 
     def __repr__(self) -> str:
         rows = "/".join(

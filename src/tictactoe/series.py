@@ -77,6 +77,14 @@ class FirstMove(StrEnum):
     RANDOM = "random"
     """A coin toss each match."""
 
+    def firsts(self, chosen: Mark) -> tuple[Mark, ...]:
+        """The marks that may move first in a match whose chooser took `chosen`."""
+        if self is FirstMove.CHOOSER:
+            return (Mark(chosen),)
+        if self is FirstMove.X:
+            return (Mark.X,)
+        return (Mark.X, Mark.O)
+
 
 class Phase(StrEnum):
     """Where the current match stands."""
@@ -410,12 +418,8 @@ class Series:
 
     def _start(self, mark: Mark, rng: random.Random | None) -> Series:
         marks = (mark, mark.other) if self.chooser == 0 else (mark.other, mark)
-        if self.first_move is FirstMove.CHOOSER:
-            first = mark
-        elif self.first_move is FirstMove.X:
-            first = Mark.X
-        else:
-            first = (rng or random.Random()).choice((Mark.X, Mark.O))
+        firsts = self.first_move.firsts(mark)
+        first = firsts[0] if len(firsts) == 1 else (rng or random.Random()).choice(firsts)
         return replace(self, marks=marks, match=GameState.new(first=first))
 
     def _move(self, cell: int) -> Series:
@@ -443,7 +447,7 @@ class Series:
 
 def movers(match: GameState) -> tuple[Mark, ...]:
     """The mark that made each move of `match`, in order."""
-    first = match.to_move if len(match.moves) % 2 == 0 else match.to_move.other
+    first = match.first
     return tuple(first if turn % 2 == 0 else first.other for turn in range(len(match.moves)))
 
 

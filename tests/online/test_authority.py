@@ -127,7 +127,9 @@ def test_each_seat_plays_only_its_own_moves() -> None:
     assert isinstance(auth.act(HOST, auth.version, Play(4)), Series)
     assert auth.act(HOST, auth.version, Play(0)) == Refused("It is Bob's turn.")
     assert auth.act(GUEST, auth.version, Play(4)) == Refused("The centre cell is taken by X.")
-    assert auth.act(WATCHER, auth.version, Play(0)) == Refused("You are watching.")
+    assert auth.act(WATCHER, auth.version, Play(0)) == Refused(
+        "You are watching: only the players move."
+    )
     assert auth.act(GUEST, auth.version, Undo()) == Refused("Moves are final online.")
     assert auth.series is not None
     assert auth.series.match is not None
@@ -164,7 +166,7 @@ def test_a_hint_is_announced_to_the_others() -> None:
     auth = seated()
     auth.act(HOST, auth.version, ChooseMark(Mark.X))
     assert auth.hint(GUEST) == Refused("It is Alice's turn.")
-    assert auth.hint(WATCHER) == Refused("You are watching.")
+    assert auth.hint(WATCHER) == Refused("You are watching: only the players move.")
     version = auth.version
     assert auth.hint(HOST) == "Alice asked for a hint."
     assert auth.version == version + 1

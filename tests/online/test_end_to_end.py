@@ -27,7 +27,7 @@ import pytest
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ssh_door import ssh_line
 from tictactoe.online.hosting import JOIN_CODE
-from tictactoe.screens.online import WATCHING
+from tictactoe.seats import Watching
 
 pty = pytest.importorskip("pty")
 termios = pytest.importorskip("termios")
@@ -381,7 +381,7 @@ def test_a_third_comer_watches_read_only_and_the_players_see_the_count(
     carol.expect(r"Bob \(O\) to move")
     alice.expect("online · 1 watching")
     carol.from_now().send(b"5")
-    carol.expect(re.escape(WATCHING))
+    carol.expect(re.escape(str(Watching())))
 
     carol.from_now()
     move(bob, b"5", alice, "2. Bob O centre")

@@ -148,7 +148,7 @@ async def test_out_of_turn_stale_and_undo_are_refused(server: AuthorityServer) -
     await host.act(version + 1, Undo())
     assert await refusal(host) == "Moves are final online."
     await watcher.act(version + 1, Play(4))
-    assert await refusal(watcher) == "You are watching."
+    assert await refusal(watcher) == "You are watching: only the players move."
     assert server.authority.version == version + 1
 
 

@@ -9,14 +9,22 @@ from __future__ import annotations
 import subprocess
 import sys
 
-CORE = ("tictactoe.engine", "tictactoe.series", "tictactoe.ai")
+CORE = (
+    "tictactoe.engine",
+    "tictactoe.series",
+    "tictactoe.ai",
+    "tictactoe.seats",
+    "tictactoe.reachable",
+)
 
 PROBE = f"""
 import sys
 for name in {CORE!r}:
     __import__(name)
     assert name in sys.modules, name
-leaked = sorted(m for m in sys.modules if m == "textual" or m.startswith("textual."))
+leaked = sorted(
+    m for m in sys.modules if m.split(".")[0] == "textual" or m.startswith("tictactoe.online")
+)
 print(",".join(leaked) or "clean")
 """
 

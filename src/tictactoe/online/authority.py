@@ -22,7 +22,8 @@ from typing import Final, NamedTuple
 from tictactoe.names import DEFAULT_NAMES, clean_name, name_key, short
 from tictactoe.online.codes import normalise_code
 from tictactoe.online.protocol import Away, Denied, Ended, Hello, Refused, State, Welcome
-from tictactoe.series import FirstMove, Intent, Series, SeriesError, Undo
+from tictactoe.seats import HOST_SEAT, act, acting_seat, check_hint
+from tictactoe.series import FirstMove, Intent, Series, SeriesError
 
 __all__ = [
     "HOST_SEAT",
@@ -37,7 +38,6 @@ __all__ = [
 LinkId = int
 """How the server names a link: unique for the life of the authority."""
 
-HOST_SEAT: Final = 0
 GUEST_SEAT: Final = 1
 
 MAX_WATCHERS: Final = 32
@@ -303,12 +303,11 @@ class Authority:
             return refusal
         if not self._series_version <= version <= self._version:
             return Stale(self._version)
-        if isinstance(intent, Undo):
-            return Refused("Moves are final online.")
-        seat = self.seat_of(link)
-        assert seat is not None and self._series is not None
+        assert self._series is not None
         try:
-            series = self._series.apply_as(seat, intent, self._rng)
+            series = act(
+                self._series, self.seat_of(link), intent, away=self._away_name, rng=self._rng
+            )
         except SeriesError as error:
             return Refused(str(error))
         self._series = series
@@ -324,30 +323,34 @@ class Authority:
             return refusal
         seat = self.seat_of(link)
         assert seat is not None and self._series is not None
-        mover = self._series.to_move
-        if mover is None:
-            return Refused("A hint needs a match in progress.")
-        if mover != seat:
-            return Refused(f"It is {short(self._series.players[mover].name)}'s turn.")
+        try:
+            check_hint(self._series, seat, away=self._away_name)
+        except SeriesError as error:
+            return Refused(str(error))
         name = self._series.players[seat].name
         notice = f"{short(name)} asked for a hint."
         self._changed(notice, seat)
         return notice
 
     def _refusal(self, link: LinkId) -> Refused | None:
-        """Why `link` may not act at all now, or None."""
+        """Why `link` may not act at all now, or None: the core says what its seat (or a
+        watcher) may do once the link has a place in a series."""
         if self._ended is not None:
             return Refused(f"This series has ended: {self._ended.text}")
-        if link in self._watchers:
-            return Refused("You are watching.")
-        if self.seat_of(link) is None:
+        if link not in self._watchers and self.seat_of(link) is None:
             return Refused("Join the series first.")
         if self._series is None:
             return Refused("Wait for your friend to join.")
-        away = self.away
-        if away is not None:
-            return Refused(f"The series is paused: waiting for {short(away.name)}.")
+        try:
+            acting_seat(self.seat_of(link), away=self._away_name)
+        except SeriesError as error:
+            return Refused(str(error))
         return None
+
+    @property
+    def _away_name(self) -> str | None:
+        away = self.away
+        return None if away is None else away.name
 
     def _changed(self, notice: str = "", hidden_from: int | None = None) -> None:
         self._version += 1

@@ -22,6 +22,7 @@ from typing import Final, Literal, TypeVar
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, IllegalMove, Mark
 from tictactoe.names import MAX_MARKS, MAX_NAME_LENGTH
+from tictactoe.reachable import check_reachable
 from tictactoe.series import (
     ChooseMark,
     Confirm,
@@ -295,67 +296,32 @@ def encode_series(series: Series) -> dict[str, object]:
 
 
 def decode_series(obj: object) -> Series:
-    """The series `obj` describes, rebuilt through the core; ProtocolError unless the core
-    could have reached it from `Series.new` (names as the core keeps them, the chooser
-    taking turns, each match begun by the rule of the series, the score counted from
-    the finished matches)."""
+    """The series `obj` describes; ProtocolError unless it has the shape of one and the core
+    says that play could have reached it (`check_reachable`)."""
     fields = _object(
         obj,
         "series",
         {"players", "first_move", "chooser", "marks", "match", "wins", "draws", "finished"},
     )
-    players = tuple(_player(item) for item in _list(fields["players"], "players", 2, 2))
-    first_move = _enum(FirstMove, fields["first_move"], "first_move")
+    players = _pair(fields["players"], "players", _player)
+    series = Series(
+        players=players,
+        first_move=_enum(FirstMove, fields["first_move"], "first_move"),
+        chooser=_int(fields["chooser"], "chooser", 0, 1),
+        marks=None if fields["marks"] is None else _marks(fields["marks"]),
+        match=None if fields["match"] is None else _match(fields["match"]),
+        wins=_pair(fields["wins"], "wins", lambda item: _int(item, "wins", 0, None)),
+        draws=_int(fields["draws"], "draws", 0, None),
+        finished=tuple(_finished(item) for item in _list(fields["finished"], "finished", 0, None)),
+    )
     try:
-        start = Series.new(players[0], players[1], first_move)
+        return check_reachable(series)
     except SeriesError as error:
-        raise ProtocolError(f"players: {error}") from None
-    if start.players != players:
-        raise ProtocolError("players: a name is not as the core keeps it")
-    finished = tuple(
-        _finished(item, index, first_move)
-        for index, item in enumerate(_list(fields["finished"], "finished", 0, None))
-    )
-    wins = (
-        sum(1 for done in finished if done.winner == 0),
-        sum(1 for done in finished if done.winner == 1),
-    )
-    draws = sum(1 for done in finished if done.winner is None)
-    if _pair(fields["wins"], "wins", lambda item: _int(item, "wins", 0, None)) != wins:
-        raise ProtocolError("wins do not match the finished matches")
-    if _int(fields["draws"], "draws", 0, None) != draws:
-        raise ProtocolError("draws do not match the finished matches")
-    chooser = _int(fields["chooser"], "chooser", 0, 1)
-    marks = None if fields["marks"] is None else _marks(fields["marks"])
-    match = None if fields["match"] is None else _match(fields["match"])
-    if (marks is None) != (match is None):
-        raise ProtocolError("marks and match go together")
-    over = match is not None and match.is_over
-    if chooser != (len(finished) - over) % 2:
-        raise ProtocolError("chooser out of turn")
-    if marks is not None and match is not None:
-        _check_first(match, marks, chooser, first_move)
-        if over and finished[-1:] != (FinishedMatch(match, marks),):
-            raise ProtocolError("a finished match is missing from finished")
-    return Series(
-        players=start.players,
-        first_move=first_move,
-        chooser=chooser,
-        marks=marks,
-        match=match,
-        wins=wins,
-        draws=draws,
-        finished=finished,
-    )
-
-
-def _first(match: GameState) -> Mark:
-    """The mark that moved first (or moves first, on an empty board)."""
-    return match.to_move if len(match.moves) % 2 == 0 else match.to_move.other
+        raise ProtocolError(str(error)) from None
 
 
 def _encode_match(match: GameState) -> dict[str, object]:
-    return {"first": _first(match).value, "moves": list(match.moves)}
+    return {"first": match.first.value, "moves": list(match.moves)}
 
 
 def _match(obj: object, *, extra: frozenset[str] = frozenset()) -> GameState:
@@ -369,29 +335,14 @@ def _match(obj: object, *, extra: frozenset[str] = frozenset()) -> GameState:
     return state
 
 
-def _finished(obj: object, index: int, first_move: FirstMove) -> FinishedMatch:
+def _finished(obj: object) -> FinishedMatch:
     match = _match(obj, extra=frozenset({"marks"}))
     assert isinstance(obj, dict)
-    marks = _marks(obj["marks"])
-    if not match.is_over:
-        raise ProtocolError("a finished match is not over")
-    _check_first(match, marks, index % 2, first_move)
-    return FinishedMatch(match, marks)
-
-
-def _check_first(match: GameState, marks: tuple[Mark, Mark], chooser: int, rule: FirstMove) -> None:
-    first = _first(match)
-    if rule is FirstMove.CHOOSER and first is not marks[chooser]:
-        raise ProtocolError("the chooser did not move first")
-    if rule is FirstMove.X and first is not Mark.X:
-        raise ProtocolError("X did not move first")
+    return FinishedMatch(match, _marks(obj["marks"]))
 
 
 def _marks(obj: object) -> tuple[Mark, Mark]:
-    marks = _pair(obj, "marks", lambda item: _enum(Mark, item, "mark"))
-    if marks[0] is marks[1]:
-        raise ProtocolError("both players hold one mark")
-    return marks
+    return _pair(obj, "marks", lambda item: _enum(Mark, item, "mark"))
 
 
 def _player(obj: object) -> Player:

@@ -28,7 +28,8 @@ from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.new_game import NameField, drained
-from tictactoe.series import Intent, Series, SeriesError, Undo
+from tictactoe.seats import act, check_hint, chooses_now
+from tictactoe.series import Intent, Series, SeriesError
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
 __all__ = [
@@ -37,10 +38,8 @@ __all__ = [
     "OnlineGameScreen",
 ]
 
-FINAL_ONLINE = "Moves are final online."
 REFUSAL_SHOWN = 2.0
 """Seconds a refusal stays on the status line before a dropped link's countdown resumes."""
-WATCHING = "You are watching: only the players move."
 
 
 class InvitationScreen(MinimumSize, Screen[None]):
@@ -305,25 +304,22 @@ class OnlineGameScreen(GameScreen):
         self._send(Act(self.version, intent))
 
     def _refusal(self, intent: Intent) -> str | None:
-        if self.seat is None:
-            return WATCHING
-        if isinstance(intent, Undo):
-            return FINAL_ONLINE
-        if self.away is not None:
-            return f"The series is paused: waiting for {short(self.away.name)}."
         try:
-            self.series.apply_as(self.seat, intent, self.rng)
+            act(self.series, self.seat, intent, away=self._away_name, rng=self.rng)
         except SeriesError as refusal:
             return self._explain(refusal)
         return None
 
+    @property
+    def _away_name(self) -> str | None:
+        return None if self.away is None else self.away.name
+
     def action_hint(self) -> None:
         """A hint on this seat's own turn; the other screens are told it was asked for."""
-        if self.seat is None:
-            self.notice = WATCHING
-            return
-        if self.series.to_move != self.seat:
-            self.notice = "A hint is for your own turn."
+        try:
+            check_hint(self.series, self.seat, away=self._away_name)
+        except SeriesError as refusal:
+            self.notice = str(refusal)
             return
         super().action_hint()
         if self.board.hints:
@@ -331,8 +327,7 @@ class OnlineGameScreen(GameScreen):
 
     def _next_step(self) -> None:
         """The mark dialog opens only on the chooser's own screen; nobody else waits on it."""
-        series = self.series
-        if series.person_choosing is not None and series.chooser == self.seat and not self.away:
+        if chooses_now(self.series, self.seat, away=self._away_name):
             self.post_message(self.MarkWanted())
 
     def choose_mark(self, mark: Mark | None) -> None:
