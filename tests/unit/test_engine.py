@@ -528,3 +528,15 @@ def test_the_solver_interface_agrees_with_the_state(state: GameState) -> None:
     assert not has_line(mine)
     assert has_line(theirs) == (state.winner is not None)
     assert state.legal_moves() == (() if state.is_over else free_cells(mine | theirs))
+
+
+@given(st.sampled_from(Mark), cells_in_any_order, st.integers(0, 9))
+def test_first_is_the_mark_that_began_the_game(first: Mark, order: list[int], length: int) -> None:
+    state = GameState.new(first=first)
+    for cell in order[:length]:
+        if state.is_over:
+            break
+        state = state.play(cell)
+    assert state.first is first
+    if state.moves:
+        assert state.board[state.moves[0]] is first
