@@ -3,7 +3,7 @@
     uv run python benchmarks/bench_web.py              # 10 tabs, 6 matches of keys: ~2 minutes
     uv run python benchmarks/bench_web.py --tabs 4     # rougher
 
-It runs `tictactoe.web.GameServer` in a process of its own (any free port, `--no-save
+It runs `tictactoe.doors.web.server.GameServer` in a process of its own (any free port, `--no-save
 --delay 0`), as `tictactoe serve` does, and drives the system's Chromium with Playwright. Every
 time is taken inside the page, with `performance.now()`, so Playwright's own round trips are not
 counted:
@@ -111,7 +111,7 @@ MATCH_KEYS = ("x", "7", "4", "8", "5", "9", "n")
 
 SERVER = """
 import asyncio, sys
-from tictactoe.web import GameServer
+from tictactoe.doors.web.server import GameServer
 server = GameServer(["--no-save", "--delay", "0"], port=0, spare=sys.argv[1] == "spare")
 asyncio.run(server.run(lambda address: print(address, flush=True)))
 """

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tictactoe.online.hosting import HostConfig
     from tictactoe.online.relay_target import RelayTarget
     from tictactoe.online_app import JoinSetup
-    from tictactoe.web import ServeConfig
+    from tictactoe.serve import ServeConfig
 
 __all__ = [
     "build_parser",
@@ -310,7 +310,7 @@ def parse_serve(argv: Sequence[str]) -> ServeConfig:
 
     The game options are checked here, once, and given to every tab's game as options again.
     """
-    from tictactoe.web import ServeConfig  # imported late: --help stays instant
+    from tictactoe.serve import ServeConfig  # imported late: --help stays instant
 
     parser = _parsers()[1]["serve"]
     args = parser.parse_args(argv)
@@ -483,7 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The whole command: its exit statuses are in the README."""
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "serve":  # `tictactoe serve ...`: the game for web browsers
-        from tictactoe.web import serve
+        from tictactoe.serve import serve
 
         gc.enable()  # a server runs for long (the game turns it on once it is drawn)
         return serve(parse_serve(argv[1:]))

@@ -22,7 +22,7 @@ from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.names import NAME_WIDTH, short
 from tictactoe.series import FirstMove, NameClash, Player, Series
-from tictactoe.web import ServeConfig
+from tictactoe.serve import ServeConfig
 
 
 def exit_code(argv: list[str]) -> int | str | None:
@@ -367,7 +367,7 @@ def test_a_server_runs_with_the_collector_on(monkeypatch: pytest.MonkeyPatch) ->
         seen.append(gc.isenabled())
         return 0
 
-    monkeypatch.setattr("tictactoe.web.serve", serve)
+    monkeypatch.setattr("tictactoe.serve.serve", serve)
     assert cli.main(["serve", "--port", "0"]) == 0
     assert seen == [True]
 

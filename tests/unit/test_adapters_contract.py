@@ -180,7 +180,7 @@ def test_textual_serve_ships_the_files_of_its_page() -> None:
     static = Path(textual_serve.__file__).with_name("static")
     for name in ("js/textual.js", "css/xterm.css", "fonts/RobotoMono-VariableFont_wght.ttf"):
         assert (static / name).is_file(), (
-            f"textual-serve has no static/{name}: see tictactoe/web.py"
+            f"textual-serve has no static/{name}: see tictactoe/doors/web/server.py"
         )
 
 

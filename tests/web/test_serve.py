@@ -25,8 +25,8 @@ import pytest
 from textual_serve.download_manager import DownloadManager
 
 from tictactoe.addresses import is_loopback
+from tictactoe.doors.web.games import STOP_WITHIN, GameSession, game_command
 from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV, is_served
-from tictactoe.web import STOP_WITHIN, GameSession, game_command
 from web.conftest import Served, alive, wait_until
 
 
@@ -198,7 +198,8 @@ def test_a_port_in_use_is_one_sentence_and_status_2() -> None:
 
 
 def test_the_page_is_our_own_and_names_no_other_host() -> None:
-    page = (Path(__file__).parents[2] / "src/tictactoe/web_templates/app_index.html").read_text()
+    templates = Path(__file__).parents[2] / "src/tictactoe/doors/web/templates"
+    page = (templates / "app_index.html").read_text()
     assert "fonts.googleapis" not in page
     assert "@font-face" in page
     for line in page.splitlines():

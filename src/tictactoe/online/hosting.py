@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import fcntl
 import ipaddress
 import logging
@@ -34,21 +33,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import platformdirs
-from aiohttp import web
 
 from tictactoe.addresses import canonical_host, global_ipv6, is_loopback
 from tictactoe.doors.ssh import SessionInfo, SshDoor, fingerprint, load_host_key
+from tictactoe.doors.web.code_gate import CodeGate
 from tictactoe.online.authority import Authority
-from tictactoe.online.code_gate import CodeGate
 from tictactoe.online.codes import Throttle, new_code
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.relay import Relay
 from tictactoe.online.relay_target import RelayTarget
 from tictactoe.online.server import AuthorityServer
 from tictactoe.series import FirstMove
+
+if TYPE_CHECKING:
+    from tictactoe.doors.web.server import GameServer
 
 __all__ = ["HostConfig", "Hosting", "join_command", "own_addresses"]
 
@@ -62,9 +63,6 @@ JOIN_DOOR_KEY: Final = "TICTACTOE_JOIN_DOOR_KEY"
 LOG_SIZE: Final = 1024 * 1024
 """Bytes of the host's log before it is rotated; `LOG_KEPT` older ones are kept."""
 LOG_KEPT: Final = 3
-
-_BIND_TRIES: Final = 5
-"""Draws of a free port for the browser door before giving up on one free on every address."""
 
 SEATS_LEAVE_WITHIN: Final = 1.0
 """Seconds the seats' games have to end by themselves when the series ends, before the
@@ -202,7 +200,7 @@ class Hosting:
         self.invitation_changed: Callable[[Invitation], None] | None = None
         """Told of every change of the invitation after `start` (the relay opened, moved, or
         cannot be opened)."""
-        self._web: web.AppRunner | None = None
+        self._web: GameServer | None = None
         self.ssh_port = config.ssh_port
         self.web_port = config.web_port
         self.invitation = Invitation(self.code, (), config.ssh_port, config.web_port, "")
@@ -265,13 +263,9 @@ class Hosting:
         return join_command(self.link_url, "--peer", info.peer)
 
     async def _open_web(self, port: int) -> int:
-        from tictactoe.web import (  # textual-serve, when asked
-            KILL_GRACE,
-            GameServer,
-            bound_port,
-        )
+        from tictactoe.doors.web.server import GameServer  # textual-serve, when asked
 
-        server = GameServer(
+        self._web = GameServer(
             ("join", "--link", self.link_url),
             host=self.config.listen or "0.0.0.0",
             port=port,
@@ -281,29 +275,7 @@ class Hosting:
             gate=CodeGate(self.accepts, self.throttle),
             own_host=self.own_host,
         )
-        self._web_server = server
-        self._web = web.AppRunner(
-            await server.make_app(),
-            handle_signals=False,
-            access_log=None,
-            shutdown_timeout=KILL_GRACE,
-        )
-        await self._web.setup()
-        for _ in range(_BIND_TRIES):
-            site = web.TCPSite(self._web, self.config.listen or None, port)
-            await site.start()
-            ports = {int(address[1]) for address in self._web.addresses}
-            if len(ports) <= 1:
-                return bound_port(self._web, port)
-            # Port 0 on IPv4 and IPv6 gave each its own: ask for one of them on both.
-            await site.stop()
-            port = min(ports)
-            with contextlib.suppress(OSError):
-                site = web.TCPSite(self._web, self.config.listen or None, port)
-                await site.start()
-                return port
-            port = 0  # taken on the other one meanwhile: draw again
-        raise OSError(errno.EADDRINUSE, "no port is free on every address")
+        return await self._web.start(self.config.listen or None)
 
     def own_host(self, host: str) -> bool:
         """Whether `host` (a request's Host, without its port) names this machine: one of its
@@ -329,5 +301,5 @@ class Hosting:
         if self.relay is not None:  # after the door: the last words reach those it relays
             await self.relay.stop()
         if self._web is not None:
-            await self._web.cleanup()
+            await self._web.close()
             self._web = None

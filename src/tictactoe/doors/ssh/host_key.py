@@ -5,6 +5,11 @@ Its fingerprint is shown in the invitation, so the friend can check what `ssh` a
 
 from __future__ import annotations
 
+import sys
+
+if sys.platform == "win32":
+    raise ImportError("the SSH door runs games in pseudo-terminals: it needs Linux or macOS")
+
 import contextlib
 import logging
 import os

@@ -10,6 +10,11 @@
 
 from __future__ import annotations
 
+import sys
+
+if sys.platform == "win32":
+    raise ImportError("the SSH door runs games in pseudo-terminals: it needs Linux or macOS")
+
 import asyncio
 import contextlib
 import logging
