@@ -34,8 +34,9 @@ from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import GameState, Mark
 from tictactoe.record import MIGRATIONS, GameRecord, MatchRecord, PlayerSort
-from tictactoe.screens.record import PAGE, RecordScreen
+from tictactoe.screens.record import RecordScreen
 from tictactoe.series import Player
+from tictactoe.widgets.paged_table import PAGE
 
 GAMES: tuple[tuple[int, ...], ...] = (
     (0, 3, 1, 4, 2),

@@ -19,10 +19,12 @@ from tictactoe.screens.details import DetailsScreen
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.record import PAGE, RecordScreen, player_label
+from tictactoe.screens.record import RecordScreen
+from tictactoe.screens.record_rows import player_label
 from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player
 from tictactoe.widgets.board import mark_art
+from tictactoe.widgets.paged_table import PAGE
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
 START = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)

@@ -1,16 +1,15 @@
 """The record screen (`s`): players' totals, head to head, recent matches and replay.
 
-Each table holds one page of rows at a time and asks the record for the next page
-as the cursor or the scroll nears its end, so a record of a million matches opens
-as fast as an empty one. Every name comes from the file and is shown as plain text
-(`Text`, never markup); the record has already cleaned it. The tables shorten names, so
-that every column fits; `i` (or Enter on a player) shows the row in full (`DetailsScreen`).
+The screen: its tabs, what each table loads, and its keys. Each table is a `PagedTable`,
+which holds one page of rows at a time, so a record of a million matches opens as fast
+as an empty one; how a row reads is `record_rows`. The tables shorten names, so that
+every column fits; `i` (or Enter on a player) shows the row in full (`DetailsScreen`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import ClassVar, Final
 
 from rich.text import Text
@@ -18,128 +17,31 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.coordinate import Coordinate
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, Tabs
 
-from tictactoe.engine import Mark
-from tictactoe.labels import display_name, result_text
-from tictactoe.names import NAME_WIDTH, short
-from tictactoe.record import GameRecord, MatchRecord, PlayerSort, PlayerTotals
+from tictactoe.record import GameRecord, PlayerSort, PlayerTotals
 from tictactoe.screens.details import DetailsScreen
 from tictactoe.screens.info import InfoScreen
+from tictactoe.screens.record_rows import (
+    MATCH_COLUMNS,
+    PLAYER_COLUMNS,
+    match_details,
+    match_row,
+    number,
+    player_details,
+    player_label,
+    player_row,
+)
 from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player
+from tictactoe.widgets.paged_table import PAGE, PagedTable, Row
 from tictactoe.widgets.too_small import TooSmall, too_small
 
-__all__ = ["PagedTable", "RecordScreen", "player_label"]
-
-Row = tuple[str, Sequence[Text]]
-"""A table row: its key and its cells."""
-
-PAGE: Final = 50
-"""Rows fetched at a time: two screenfuls, so scrolling always finds the next rows ready."""
-
-_COLUMNS: Final = (
-    (PlayerSort.NAME, "Player"),
-    (PlayerSort.MATCHES, "Matches"),
-    (PlayerSort.WINS, "Wins"),
-    (PlayerSort.LOSSES, "Losses"),
-    (PlayerSort.DRAWS, "Draws"),
-    (PlayerSort.WIN_RATE, "Win rate"),
-)
-"""The Players table's columns, in order; key `1`–`6` sorts by each."""
-
+__all__ = ["RecordScreen"]
 
 UNREADABLE: Final = "The record could not be read"
 """Instead of an empty table, when it could not (the line below the tabs says why)."""
-
-RESULT_NAME_WIDTH: Final = 12
-"""Cells the winner's name may take in a Result column ("Ada won"): with the When, X, O,
-First and Moves columns, a row of the longest names fits the record's width."""
-
-
-def player_label(player: Player, width: int = NAME_WIDTH) -> Text:
-    """A player's name for a table (see `display_name`), a person's shortened to `width`
-    cells: the computer in italics, and a person's "(person)" mark dimmed."""
-    name = display_name(player, width)
-    label = Text(name, no_wrap=True, overflow="ellipsis")
-    if player.is_computer:
-        label.stylize("italic")
-    elif name != (shown := short(player.name, width)):
-        label.stylize("dim", len(shown))
-    return label
-
-
-def _match_details(match: MatchRecord) -> list[tuple[str, str]]:
-    """A match's row in full, for the details dialog."""
-    by_mark = {mark: match.players[index] for index, mark in enumerate(match.marks)}
-    return [
-        ("When", local_time(match.finished_at)),
-        ("X", display_name(by_mark[Mark.X])),
-        ("O", display_name(by_mark[Mark.O])),
-        ("First", str(match.marks[match.first_mover])),
-        ("Result", match.result()),
-        ("Moves", f"{len(match.moves):,}"),
-    ]
-
-
-def _player_details(totals: PlayerTotals) -> list[tuple[str, str]]:
-    """A player's row in full, for the details dialog."""
-    return [
-        ("Player", display_name(totals.player)),
-        ("Matches", f"{totals.matches:,}"),
-        ("Wins", f"{totals.wins:,}"),
-        ("Losses", f"{totals.losses:,}"),
-        ("Draws", f"{totals.draws:,}"),
-        ("Win rate", _rate(totals).plain),
-    ]
-
-
-def _number(value: int) -> Text:
-    return Text(f"{value:,}", justify="right")
-
-
-def _rate(totals: PlayerTotals) -> Text:
-    rate = totals.win_rate
-    return Text("—" if rate is None else f"{rate:.0%}", justify="right")
-
-
-class PagedTable(DataTable[Text]):
-    """A table that fetches its rows a page at a time, as the cursor or scroll nears the end."""
-
-    def __init__(self, *, id: str) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self._fetch: Callable[[int], list[Row]] | None = None
-        self.exhausted = True
-        """True once the last page has been fetched."""
-
-    def load(self, fetch: Callable[[int], list[Row]]) -> None:
-        """Show the first page of `fetch` (given the rows loaded so far, it returns the next)."""
-        self.clear()
-        self._fetch = fetch
-        self.exhausted = False
-        self.fetch_more()
-
-    def fetch_more(self) -> None:
-        if self._fetch is None or self.exhausted:
-            return
-        rows = self._fetch(self.row_count)
-        self.exhausted = True  # adding rows moves the cursor, which must not fetch again
-        for key, cells in rows:
-            self.add_row(*cells, key=key)
-        self.exhausted = len(rows) < PAGE
-
-    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
-        super().watch_cursor_coordinate(old, new)
-        if new.row >= self.row_count - PAGE // 4:
-            self.fetch_more()
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        if new >= self.max_scroll_y - PAGE // 4:
-            self.fetch_more()
-
 
 _TABLE_KEYS: Final = {
     "up": "cursor_up",
@@ -204,8 +106,8 @@ class RecordScreen(InfoScreen):
             for key, (tab, label) in _TAB_KEYS.items()
         ),
         *(
-            Binding(str(number), f"sort({number})", f"Sort by {heading}", show=False, priority=True)
-            for number, (_, heading) in enumerate(_COLUMNS, start=1)
+            Binding(str(column), f"sort({column})", f"Sort by {heading}", show=False, priority=True)
+            for column, (_, heading) in enumerate(PLAYER_COLUMNS, start=1)
         ),
         *(
             Binding(key, f"move('{key}')", f"Move {key}", show=False, priority=True)
@@ -317,7 +219,7 @@ class RecordScreen(InfoScreen):
     def _load_players(self) -> None:
         table = self.query_one("#players-table", PagedTable)
         table.clear(columns=True)
-        for sort, heading in _COLUMNS:
+        for sort, heading in PLAYER_COLUMNS:
             arrow = (" ▼" if self.descending else " ▲") if sort is self.sort else ""
             table.add_column(
                 Text(heading + arrow, justify="left" if sort is PlayerSort.NAME else "right"),
@@ -329,20 +231,10 @@ class RecordScreen(InfoScreen):
 
         def page(loaded: int) -> list[Row]:
             rows = self.record.players(sort, descending=descending, offset=loaded, limit=PAGE)
-            kept.update((f"player-{loaded + number}", totals) for number, totals in enumerate(rows))
+            kept.update((f"player-{loaded + index}", totals) for index, totals in enumerate(rows))
             return [
-                (
-                    f"player-{loaded + number}",
-                    [
-                        player_label(totals.player),
-                        _number(totals.matches),
-                        _number(totals.wins),
-                        _number(totals.losses),
-                        _number(totals.draws),
-                        _rate(totals),
-                    ],
-                )
-                for number, totals in enumerate(rows)
+                (f"player-{loaded + index}", player_row(totals))
+                for index, totals in enumerate(rows)
             ]
 
         table.load(page)
@@ -378,9 +270,9 @@ class RecordScreen(InfoScreen):
         for index, player in enumerate(self.players):
             summary.add_row(
                 player_label(player),
-                _number(head.wins[index]),
-                _number(head.wins[1 - index]),
-                _number(head.draws),
+                number(head.wins[index]),
+                number(head.wins[1 - index]),
+                number(head.draws),
             )
         if self.record.unreadable:
             hint.update(f"{UNREADABLE}.")
@@ -398,7 +290,7 @@ class RecordScreen(InfoScreen):
 
     @staticmethod
     def _match_columns(table: DataTable[Text]) -> None:
-        for heading in ("When", "X", "O", "First", "Result", "Moves"):
+        for heading in MATCH_COLUMNS:
             table.add_column(heading, key=heading.lower())
 
     def _matches_page(
@@ -411,21 +303,9 @@ class RecordScreen(InfoScreen):
             matches = self.record.recent(before=before, limit=PAGE, between=between)
             if matches and matches[-1].id is not None:
                 oldest.append(matches[-1].id)
-            return [(f"match-{match.id}", self._match_row(match)) for match in matches]
+            return [(f"match-{match.id}", match_row(match)) for match in matches]
 
         return page
-
-    @staticmethod
-    def _match_row(match: MatchRecord) -> list[Text]:
-        by_mark = {mark: match.players[index] for index, mark in enumerate(match.marks)}
-        return [
-            Text(local_time(match.finished_at), no_wrap=True),
-            player_label(by_mark[Mark.X]),
-            player_label(by_mark[Mark.O]),
-            Text(str(match.marks[match.first_mover]), justify="center"),
-            Text(result_text(match.players, match.winner, RESULT_NAME_WIDTH), no_wrap=True),
-            _number(len(match.moves)),
-        ]
 
     @on(DataTable.RowSelected, "#recent-table, #h2h-table")
     async def _replay_clicked(self, event: DataTable.RowSelected) -> None:
@@ -440,13 +320,13 @@ class RecordScreen(InfoScreen):
         """Show a row in full (the names the tables shorten): a player's, or a match's."""
         if key in self._player_rows:
             await self.app.push_screen(
-                DetailsScreen("Player", _player_details(self._player_rows[key]))
+                DetailsScreen("Player", player_details(self._player_rows[key]))
             )
         elif key.startswith("match-"):
             match = self.record.match(int(key.removeprefix("match-")))
             self._tell()
             if match is not None:
-                await self.app.push_screen(DetailsScreen("Match", _match_details(match)))
+                await self.app.push_screen(DetailsScreen("Match", match_details(match)))
 
     async def _replay(self, table: DataTable[Text], key: str) -> None:
         if not key.startswith("match-"):
@@ -483,7 +363,7 @@ class RecordScreen(InfoScreen):
         await self._show_tab(tab)
 
     def action_sort(self, column: int) -> None:
-        self._sort(_COLUMNS[column - 1][0])
+        self._sort(PLAYER_COLUMNS[column - 1][0])
 
     async def action_step(self, moves: int) -> None:
         await self.query_one(ReplayPane).run_action(f"step({moves})")
@@ -521,7 +401,7 @@ class RecordScreen(InfoScreen):
         if self.tabs.active == "replay":
             match = self.query_one(ReplayPane).match
             if match is not None:
-                await self.app.push_screen(DetailsScreen("Match", _match_details(match)))
+                await self.app.push_screen(DetailsScreen("Match", match_details(match)))
             return
         selected = self._selected()
         if selected is not None:
