@@ -20,7 +20,7 @@ from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.online.client import AuthorityLink
 from tictactoe.online.hosting import HostConfig, Hosting
-from tictactoe.online.protocol import Ended, Hello, State
+from tictactoe.online.protocol import Away, Ended, Hello, State
 from tictactoe.online_app import JoinSetup, OnlineApp
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.online import InvitationScreen, JoinScreen, OnlineGameScreen
@@ -323,3 +323,37 @@ def test_a_friends_game_that_fails_names_no_path_on_the_hosts_disk(
     assert "host's machine" in printed.err
     assert str(tmp_path) not in printed.err + printed.out and "Traceback" not in printed.err
     assert "RuntimeError" in log.read_text(encoding="utf-8")
+
+
+class ShowingASeat(OnlineApp):
+    """The online app with one seat's board on show and no link: the test hands it states."""
+
+    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+
+    def __init__(self, game: OnlineGameScreen) -> None:
+        super().__init__(GameConfig(save=False), JoinSetup())
+        self.game = game
+
+    def begin(self) -> None:
+        self.push_screen(self.game)
+
+
+async def test_a_seat_shows_the_grace_the_authority_counts_and_counts_none_itself() -> None:
+    series = Series.new("Alice", "Bob").apply(ChooseMark(Mark.X)).apply(Play(4))
+    game = OnlineGameScreen(series, seat=0, send=lambda message: None)
+    app = ShowingASeat(game)
+
+    def told(seconds_left: float) -> State:
+        return State(7, series, ("Alice", "Bob"), 0, Away(1, "Bob", seconds_left))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: app.screen is game)
+        game.receive(told(90.0))
+        await pilot.pause()
+        assert game.notice == "Bob's connection dropped.\nWaiting for Bob to come back (1:30)."
+        await pilot.pause(2.1)  # the authority has said nothing since: nothing changes
+        assert game.notice.endswith("(1:30).")
+        game.receive(told(89.0))
+        assert game.notice.endswith("(1:29).")
+        game.receive(told(0.0))
+        assert game.notice == "Bob has not come back.\nKeep waiting, or press q to end the series."

@@ -26,6 +26,7 @@ from tictactoe.online.protocol import (
     MAX_MESSAGE,
     Act,
     AskHint,
+    Away,
     ClientMessage,
     Denied,
     Ended,
@@ -344,14 +345,27 @@ class AuthorityServer:
             self.on_change(self.authority.state_for(None))
 
     async def _tick(self) -> None:
-        """While a seat is away, everyone is sent the time it has left, once a second."""
+        """The one clock of a seat's grace: while a seat is away, everyone is sent the time
+        it has left each time that passes a whole second (what the screens show), and once
+        more when it runs out."""
         while True:
-            await asyncio.sleep(1.0)
-            if self.authority.paused and self.authority.ended is None:
-                self.authority.tick()
+            await asyncio.sleep(_to_next_second(self.authority.away))
+            if self.authority.ended is not None:
+                continue
+            ran_out = self.authority.tick()
+            away = self.authority.away
+            if ran_out or (away is not None and away.seconds_left > 0):
                 self._broadcast()
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(job)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _to_next_second(away: Away | None) -> float:
+    """Seconds until the grace `away` has left passes a whole second (one while nobody is
+    away, or once the grace is over)."""
+    if away is None or away.seconds_left <= 0:
+        return 1.0
+    return away.seconds_left % 1.0 or 1.0

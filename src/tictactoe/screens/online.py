@@ -22,13 +22,12 @@ from textual.widgets import Button, Footer, Header, Input, Label, Static
 
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.names import short
 from tictactoe.online.codes import CODE_LENGTH, normalise_code
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.new_game import NameField, drained
-from tictactoe.seats import act, check_hint, chooses_now
+from tictactoe.seats import act, away_notice, check_hint, chooses_now
 from tictactoe.series import Intent, Series, SeriesError
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
@@ -39,7 +38,8 @@ __all__ = [
 ]
 
 REFUSAL_SHOWN = 2.0
-"""Seconds a refusal stays on the status line before a dropped link's countdown resumes."""
+"""Seconds a refusal stays on the status line before the count of a dropped link's grace,
+as the authority sends it, takes its place again."""
 
 
 class InvitationScreen(MinimumSize, Screen[None]):
@@ -234,15 +234,10 @@ class OnlineGameScreen(GameScreen):
         """The version of the state shown: an intent says which state it was meant for."""
         self.away: Away | None = None
         """The seat whose link dropped, while the series waits for it."""
-        self._away_at = 0.0
         self._refused_at = float("-inf")
         self._send = send
         self._said = ""
         """The last notice the authority gave with a state."""
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.set_interval(1.0, self._tick)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A watcher's footer offers none of the players' keys, and they do nothing (a digit
@@ -255,7 +250,6 @@ class OnlineGameScreen(GameScreen):
         """A new state from the authority: shown as it is."""
         self.version = state.version
         self.away = state.away
-        self._away_at = time.monotonic()
         self.sub_title = self._subtitle(state.watchers)
         if state.notice or self._said:
             self._said = state.notice
@@ -263,7 +257,7 @@ class OnlineGameScreen(GameScreen):
         if state.series is not None and state.series != self.series:
             self.notice = state.notice
             self.series = state.series
-        self._tick()
+        self._show_away()
 
     def _subtitle(self, watchers: int) -> str:
         if self.seat is None:
@@ -271,28 +265,18 @@ class OnlineGameScreen(GameScreen):
         return f"online · {watchers} watching" if watchers else "online"
 
     def refuse(self, text: str) -> None:
-        """Say why an intent was refused; the countdown of a dropped link leaves it on
-        screen for `REFUSAL_SHOWN` seconds before it counts on."""
+        """Say why an intent was refused; while a seat is away, the count of its grace
+        that the authority sends takes its place after `REFUSAL_SHOWN` seconds."""
         self.notice = text
         self._refused_at = time.monotonic()
 
-    def _tick(self) -> None:
-        """While a seat's link is down, the notice counts its grace time down."""
+    def _show_away(self) -> None:
+        """While a seat's link is down, the notice is its grace as the authority counts it
+        (the authority sends it anew as it counts: this screen keeps no clock of its own)."""
         away = self.away
         if away is None or time.monotonic() - self._refused_at < REFUSAL_SHOWN:
             return
-        left = max(0.0, away.seconds_left - (time.monotonic() - self._away_at))
-        name = short(away.name)
-        if left > 0:
-            minutes, seconds = divmod(int(left + 0.999), 60)
-            self.notice = (
-                f"{name}'s connection dropped.\nWaiting for {name} to come back"
-                f" ({minutes}:{seconds:02d})."
-            )
-        elif self.seat == 0:
-            self.notice = f"{name} has not come back.\nKeep waiting, or press q to end the series."
-        else:
-            self.notice = f"{name} has not come back.\nThe host may end the series."
+        self.notice = away_notice(away.name, away.seconds_left, seat=self.seat)
 
     def apply(self, intent: Intent, notice: str = "") -> None:
         """Send `intent` to the authority, unless the core already says it is not ours."""
