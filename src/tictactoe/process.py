@@ -1,4 +1,5 @@
-"""The edges of the process: the terminal it needs, and the signals that end it.
+"""The edges of the process: the terminal it needs, the signals that end it, and the way it
+ends a child of its own (`end_in_steps`).
 
 Standard library only. (Before the game runs, `tictactoe.__main__` has the signals
 end the process quietly: Ctrl-C while the modules import leaves no traceback.)
@@ -6,13 +7,14 @@ end the process quietly: Ctrl-C while the modules import leaves no traceback.)
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Final, TextIO
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GRACE",
     "SIGNALS",
+    "end_in_steps",
     "screen_file",
     "signals_stop",
     "signals_wake",
@@ -214,3 +217,20 @@ def _leave_anyway(status: int) -> None:
         _deadline = threading.Timer(GRACE, os._exit, (status,))
         _deadline.daemon = True
         _deadline.start()
+
+
+async def end_in_steps(
+    ended: Callable[[], Awaitable[object]],
+    steps: Sequence[tuple[Callable[[], object], float]],
+    last: Callable[[], object],
+) -> None:
+    """End a child process by steps: each is an action (asking it to quit, a signal) and the
+    seconds it is given to take effect, before the next one; `last` (SIGKILL) is waited for
+    without a bound. `ended` waits for the child to have ended."""
+    for action, grace in steps:
+        action()
+        with suppress(TimeoutError):
+            await asyncio.wait_for(ended(), grace)
+            return
+    last()
+    await ended()

@@ -26,6 +26,8 @@ from typing import ClassVar
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
+from tictactoe.process import end_in_steps
+
 __all__ = ["AppProcess"]
 
 log = logging.getLogger("tictactoe.web")
@@ -114,14 +116,16 @@ class AppProcess(AppService):
             await self.send_meta({"type": "quit"})
             with contextlib.suppress(OSError, RuntimeError):
                 self.stdin.close()  # the app also ends when its input closes
-        for grace, hurry in ((self.quit_grace, process.terminate), (self.kill_grace, process.kill)):
-            try:
-                await asyncio.wait_for(process.wait(), grace)
-                break
-            except TimeoutError:
+
+        def hurry(signal: Callable[[], None]) -> Callable[[], None]:
+            def send() -> None:
                 with contextlib.suppress(ProcessLookupError):
-                    hurry()
-        await process.wait()
+                    signal()
+
+            return send
+
+        steps = [(lambda: None, self.quit_grace), (hurry(process.terminate), self.kill_grace)]
+        await end_in_steps(process.wait, steps, hurry(process.kill))
         try:
             await asyncio.wait_for(task, self.kill_grace)  # reads the rest of the app's output
         except TimeoutError:

@@ -29,7 +29,10 @@ import signal
 import struct
 import termios
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Final, Protocol
+
+from tictactoe.process import end_in_steps
 
 __all__ = ["TerminalGame", "Viewer", "set_size"]
 
@@ -193,12 +196,8 @@ class TerminalGame:
     async def end(self, within: float = 2.0) -> None:
         """Hang up: SIGHUP to the game's process group, SIGKILL if it is still there `within`
         seconds later; return once it has been waited for."""
-        self._signal(signal.SIGHUP)
-        try:
-            await asyncio.wait_for(self._ended.wait(), within)
-        except TimeoutError:
-            self._signal(signal.SIGKILL)
-            await self._ended.wait()
+        hang_up, kill = partial(self._signal, signal.SIGHUP), partial(self._signal, signal.SIGKILL)
+        await end_in_steps(self._ended.wait, [(hang_up, within)], kill)
 
     def _signal(self, number: int) -> None:
         if self.process.returncode is not None:
