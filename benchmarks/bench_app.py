@@ -5,9 +5,10 @@ server, from the project's own interpreter (`.venv/bin/python`, not `uv run`, so
 uv's start-up is not measured), and watched from outside with `capture-pane`:
 
 - time to first paint: from asking tmux for the session to the first capture that
-  shows the app's first screen (the game, started with both names: the mark modal's
-  "choose your mark"; the bare app: its sidebar);
-- key-to-screen latency, once the app is ready (the game: X chosen): from `send-keys`
+  shows the app's first screen, a dialog over the board (the game, started with both
+  names: the mark modal's "choose your mark"; the bare app: its dialog's question);
+- key-to-screen latency, once the app is ready (the game: X chosen; the bare app: its
+  dialog closed): from `send-keys`
   of a digit to the first capture that shows the move drawn in its cell ("mark"),
   and to the first that also shows the status line naming the next player ("screen
   settled"). The bare app's only change is one button's label turning to "X";
@@ -285,17 +286,27 @@ def game_subject(poll: float, source: Path | None = None) -> Subject:
     )
 
 
-def bare_subject() -> Subject:
+def bare_subject(poll: float) -> Subject:
     moves: list[tuple[str, dict[str, Callable[[str], bool]]]] = []
     for index, digit in enumerate("519378"):
         # The only change is the button's label: it is both the "mark" and the "screen".
         changed = labels_shown(index + 1)
         moves.append((digit, {"mark": changed, "screen": changed}))
+
+    def prepare(tmux: Tmux, session: str) -> None:
+        tmux.command(f"send-keys -t {session}: x")
+        wait_for(
+            tmux,
+            session,
+            lambda text: "Bare sidebar" in text and "Bare dialog" not in text,
+            poll,
+        )
+
     return Subject(
         "bare",
         [str(PYTHON), str(ROOT / "benchmarks" / "bare_app.py")],
-        lambda text: "Bare sidebar" in text,
-        lambda tmux, session: None,
+        lambda text: "Bare dialog" in text,
+        prepare,
         moves,
     )
 
@@ -502,7 +513,7 @@ def main() -> None:
         sys.exit(f"no {PYTHON}: run `uv sync` first")
 
     compile_bytecode([ROOT / "src", *([args.before] if args.before else [])])
-    game, bare = game_subject(args.poll), bare_subject()
+    game, bare = game_subject(args.poll), bare_subject(args.poll)
     subjects = [game, bare]
     if args.before is not None:
         subjects.insert(1, game_subject(args.poll, args.before.resolve()))
