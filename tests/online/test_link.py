@@ -15,17 +15,9 @@ from tictactoe.engine import Mark
 from tictactoe.online.authority import Authority
 from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.online.codes import Throttle
-from tictactoe.online.protocol import (
-    MAX_MESSAGE,
-    Away,
-    Ended,
-    Hello,
-    Refused,
-    State,
-    Welcome,
-    parse_server,
-)
+from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
 from tictactoe.online.server import AuthorityServer
+from tictactoe.online.wire import MAX_MESSAGE, parse_server, to_json
 from tictactoe.series import ChooseMark, Play, Undo
 
 CODE = "K7M4QX"
@@ -232,7 +224,7 @@ async def raw(server: AuthorityServer, hello: bool) -> tuple[aiohttp.ClientSessi
     session = aiohttp.ClientSession()
     ws = await session.ws_connect(server.url)
     if hello:
-        await ws.send_str(door_hello(CODE, "Mallory", "10.0.0.66").to_json())
+        await ws.send_str(to_json(door_hello(CODE, "Mallory", "10.0.0.66")))
         assert parse_server((await ws.receive()).data) == Welcome("watcher", None)
     return session, ws
 

@@ -1,4 +1,4 @@
-"""The protocol: every message round-trips, a series comes back exactly, and anything
+"""The messages on the wire: every message round-trips, a series comes back exactly, and anything
 else is a ProtocolError (never another exception)."""
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from hypothesis import strategies as st
 from tictactoe.ai import Level
 from tictactoe.engine import Mark
 from tictactoe.online.protocol import (
-    MAX_MESSAGE,
-    PROTOCOL,
     Act,
     AskHint,
     Away,
@@ -25,15 +23,20 @@ from tictactoe.online.protocol import (
     Ended,
     Hello,
     Leave,
-    ProtocolError,
     Refused,
     ServerMessage,
     State,
     Welcome,
+)
+from tictactoe.online.wire import (
+    MAX_MESSAGE,
+    PROTOCOL,
+    ProtocolError,
     decode_series,
     encode_series,
     parse_client,
     parse_server,
+    to_json,
 )
 from tictactoe.series import (
     ChooseMark,
@@ -98,7 +101,7 @@ def test_a_state_comes_back_exactly(series: Series, version: int, watchers: int,
         State(version, None, ("Alice", None), watchers, Away(1, "Bob", 12.5), text),
         Ended(text, series),
     ):
-        assert parse_server(message.to_json()) == message
+        assert parse_server(to_json(message)) == message
 
 
 client_messages: st.SearchStrategy[ClientMessage] = st.one_of(
@@ -126,18 +129,18 @@ server_messages: st.SearchStrategy[ServerMessage] = st.one_of(
 
 @given(client_messages)
 def test_every_client_message_round_trips(message: ClientMessage) -> None:
-    assert parse_client(message.to_json()) == message
+    assert parse_client(to_json(message)) == message
 
 
 @given(server_messages)
 def test_every_server_message_round_trips(message: ServerMessage) -> None:
-    assert parse_server(message.to_json()) == message
+    assert parse_server(to_json(message)) == message
 
 
 def test_the_hello_carries_the_version() -> None:
-    assert json.loads(Hello("K7M4QX", "Bob", "10.0.0.2").to_json())["v"] == PROTOCOL
-    assert json.loads(Act(3, Play(4)).to_json())["intent"] == {"kind": "play", "cell": 4}
-    assert json.loads(Act(3, ChooseMark(Mark.O)).to_json())["intent"] == {
+    assert json.loads(to_json(Hello("K7M4QX", "Bob", "10.0.0.2")))["v"] == PROTOCOL
+    assert json.loads(to_json(Act(3, Play(4))))["intent"] == {"kind": "play", "cell": 4}
+    assert json.loads(to_json(Act(3, ChooseMark(Mark.O))))["intent"] == {
         "kind": "mark",
         "mark": "O",
     }

@@ -13,7 +13,6 @@ from typing import Final
 import aiohttp
 
 from tictactoe.online.protocol import (
-    MAX_SERVER_MESSAGE,
     Act,
     AskHint,
     ClientMessage,
@@ -21,12 +20,11 @@ from tictactoe.online.protocol import (
     Ended,
     Hello,
     Leave,
-    ProtocolError,
     Refused,
     State,
     Welcome,
-    parse_server,
 )
+from tictactoe.online.wire import MAX_SERVER_MESSAGE, ProtocolError, parse_server, to_json
 from tictactoe.series import Intent
 
 __all__ = ["AuthorityLink", "LinkDenied", "LinkError"]
@@ -68,7 +66,7 @@ class AuthorityLink:
             ws = await asyncio.wait_for(
                 session.ws_connect(url, max_msg_size=MAX_SERVER_MESSAGE), timeout
             )
-            await ws.send_str(hello.to_json())
+            await ws.send_str(to_json(hello))
             frame = await ws.receive(timeout=timeout)
         except (aiohttp.ClientError, OSError, TimeoutError) as error:
             await session.close()
@@ -138,7 +136,7 @@ class AuthorityLink:
 
     async def _send(self, message: ClientMessage) -> None:
         try:
-            await self._ws.send_str(message.to_json())
+            await self._ws.send_str(to_json(message))
         except (aiohttp.ClientError, ConnectionError, RuntimeError) as error:
             raise LinkError(f"The link to the host is closed: {error}") from None
 

@@ -23,7 +23,6 @@ from aiohttp import WSMessage, WSMsgType, web
 from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
 from tictactoe.online.codes import Throttle
 from tictactoe.online.protocol import (
-    MAX_MESSAGE,
     Act,
     AskHint,
     Away,
@@ -32,12 +31,11 @@ from tictactoe.online.protocol import (
     Ended,
     Hello,
     Leave,
-    ProtocolError,
     Refused,
     ServerMessage,
     State,
-    parse_client,
 )
+from tictactoe.online.wire import MAX_MESSAGE, ProtocolError, parse_client, to_json
 
 __all__ = ["HELLO_TIMEOUT", "MAX_LINKS", "RATE", "AuthorityServer"]
 
@@ -299,7 +297,7 @@ class AuthorityServer:
         if link.closing:
             return
         try:
-            link.outbox.put_nowait(message.to_json())
+            link.outbox.put_nowait(to_json(message))
         except asyncio.QueueFull:
             self._refuse(link, "it does not read what it is sent")
         else:

@@ -1,0 +1,338 @@
+"""How the messages travel: versioned JSON text frames, read strictly.
+
+Every message is one JSON object with a `kind` (`to_json`; `parse_client` and `parse_server`
+read them back). A series travels whole (`encode_series`), and a decoded one is taken only
+once the core says that play could have reached it, so a client can never be handed, nor
+hand the authority, a series the core could not have reached.
+
+Parsing is strict (`tictactoe.online.schema`): anything but the documented shape raises
+`ProtocolError`, and nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from tictactoe.ai import Level
+from tictactoe.engine import GameState, IllegalMove, Mark
+from tictactoe.names import MAX_MARKS, MAX_NAME_LENGTH
+from tictactoe.online import schema
+from tictactoe.online.protocol import (
+    Act,
+    AskHint,
+    Away,
+    ClientMessage,
+    Denied,
+    Ended,
+    Hello,
+    Leave,
+    Refused,
+    ServerMessage,
+    State,
+    Welcome,
+)
+from tictactoe.online.schema import ProtocolError
+from tictactoe.reachable import check_reachable
+from tictactoe.series import (
+    ChooseMark,
+    Confirm,
+    FinishedMatch,
+    FirstMove,
+    Intent,
+    NextMatch,
+    Play,
+    Player,
+    Series,
+    SeriesError,
+    Undo,
+)
+
+__all__ = [
+    "MAX_MESSAGE",
+    "MAX_SERVER_MESSAGE",
+    "PROTOCOL",
+    "ProtocolError",
+    "decode_intent",
+    "decode_series",
+    "encode_intent",
+    "encode_series",
+    "parse_client",
+    "parse_server",
+    "to_json",
+]
+
+PROTOCOL: Final = 1
+"""The version of these messages; a `Hello` carries it as `"v"`."""
+
+MAX_MESSAGE: Final = 16 * 1024
+"""The largest message a client may send, in bytes of UTF-8 (a hello with the longest name fits)."""
+
+MAX_SERVER_MESSAGE: Final = 1 << 20
+"""The largest message the authority sends: a `State` carries every finished match."""
+
+MAX_TEXT: Final = MAX_NAME_LENGTH * (1 + MAX_MARKS)
+"""The longest string field a client may send, in code points: the longest name the core keeps
+(`MAX_NAME_LENGTH` characters, each with at most `MAX_MARKS` marks)."""
+
+_MAX_VERSION: Final = 2**53
+"""Versions are counts; this keeps them exact in every JSON reader."""
+
+
+# Messages as JSON text.
+
+
+def to_json(message: ClientMessage | ServerMessage) -> str:
+    """`message` as one JSON text frame; `parse_client` or `parse_server` gives it back."""
+    return schema.dump(_encoded(message))
+
+
+def _encoded(message: ClientMessage | ServerMessage) -> dict[str, object]:
+    match message:
+        case Hello():
+            return {
+                "kind": "hello",
+                "v": PROTOCOL,
+                "code": message.code,
+                "name": message.name,
+                "peer": message.peer,
+                "host_token": message.host_token,
+                "door_key": message.door_key,
+            }
+        case Act(version, intent):
+            return {"kind": "act", "version": version, "intent": encode_intent(intent)}
+        case AskHint():
+            return {"kind": "hint"}
+        case Leave():
+            return {"kind": "leave"}
+        case Welcome(role, seat):
+            return {"kind": "welcome", "v": PROTOCOL, "role": role, "seat": seat}
+        case State():
+            away = message.away
+            return {
+                "kind": "state",
+                "version": message.version,
+                "series": None if message.series is None else encode_series(message.series),
+                "names": list(message.names),
+                "watchers": message.watchers,
+                "away": None
+                if away is None
+                else {"seat": away.seat, "name": away.name, "seconds_left": away.seconds_left},
+                "notice": message.notice,
+            }
+        case Refused(text) | Denied(text):
+            return {"kind": "refused" if isinstance(message, Refused) else "denied", "text": text}
+        case Ended(text, series):
+            encoded = None if series is None else encode_series(series)
+            return {"kind": "ended", "text": text, "series": encoded}
+    raise TypeError(f"not a message: {message!r}")
+
+
+# Intents and series as JSON values.
+
+_INTENT_KINDS: Final = {Play: "play", ChooseMark: "mark", Confirm: "confirm", NextMatch: "next"}
+
+
+def encode_intent(intent: Intent) -> dict[str, object]:
+    """`intent` as a JSON object: `{"kind": "play", "cell": 4}`, `{"kind": "mark", "mark": "X"}`…"""
+    match intent:
+        case Play(cell) | Confirm(cell):
+            return {"kind": _INTENT_KINDS[type(intent)], "cell": cell}
+        case ChooseMark(mark):
+            return {"kind": "mark", "mark": Mark(mark).value}
+        case NextMatch():
+            return {"kind": "next"}
+        case Undo():
+            return {"kind": "undo"}
+    raise TypeError(f"not an intent: {intent!r}")
+
+
+def decode_intent(obj: object) -> Intent:
+    """The intent `obj` describes, or ProtocolError."""
+    fields = schema.fields(obj, "intent", {"kind"}, {"cell", "mark"})
+    kind = fields["kind"]
+    if kind in ("play", "confirm"):
+        schema.only(fields, "intent", {"kind", "cell"})
+        cell = schema.whole(fields["cell"], "cell", 0, 8)
+        return Play(cell) if kind == "play" else Confirm(cell)
+    if kind == "mark":
+        schema.only(fields, "intent", {"kind", "mark"})
+        return ChooseMark(schema.choice(Mark, fields["mark"], "mark"))
+    if kind in ("next", "undo"):
+        schema.only(fields, "intent", {"kind"})
+        return NextMatch() if kind == "next" else Undo()
+    raise ProtocolError(f"unknown intent {schema.shown(kind)}")
+
+
+def encode_series(series: Series) -> dict[str, object]:
+    """`series` as a JSON object; `decode_series` gives back an equal series."""
+    return {
+        "players": [
+            {"name": player.name, "level": None if player.level is None else player.level.value}
+            for player in series.players
+        ],
+        "first_move": series.first_move.value,
+        "chooser": series.chooser,
+        "marks": None if series.marks is None else [mark.value for mark in series.marks],
+        "match": None if series.match is None else _encode_match(series.match),
+        "wins": list(series.wins),
+        "draws": series.draws,
+        "finished": [
+            {**_encode_match(done.match), "marks": [mark.value for mark in done.marks]}
+            for done in series.finished
+        ],
+    }
+
+
+def decode_series(obj: object) -> Series:
+    """The series `obj` describes; ProtocolError unless it has the shape of one and the core
+    says that play could have reached it (`check_reachable`)."""
+    fields = schema.fields(
+        obj,
+        "series",
+        {"players", "first_move", "chooser", "marks", "match", "wins", "draws", "finished"},
+    )
+    players = schema.pair(fields["players"], "players", _player)
+    series = Series(
+        players=players,
+        first_move=schema.choice(FirstMove, fields["first_move"], "first_move"),
+        chooser=schema.whole(fields["chooser"], "chooser", 0, 1),
+        marks=None if fields["marks"] is None else _marks(fields["marks"]),
+        match=None if fields["match"] is None else _match(fields["match"]),
+        wins=schema.pair(fields["wins"], "wins", lambda item: schema.whole(item, "wins", 0, None)),
+        draws=schema.whole(fields["draws"], "draws", 0, None),
+        finished=tuple(
+            _finished(item) for item in schema.items(fields["finished"], "finished", 0, None)
+        ),
+    )
+    try:
+        return check_reachable(series)
+    except SeriesError as error:
+        raise ProtocolError(str(error)) from None
+
+
+def _encode_match(match: GameState) -> dict[str, object]:
+    return {"first": match.first.value, "moves": list(match.moves)}
+
+
+def _match(obj: object, *, extra: frozenset[str] = frozenset()) -> GameState:
+    fields = schema.fields(obj, "match", {"first", "moves"} | extra)
+    state = GameState.new(schema.choice(Mark, fields["first"], "first"))
+    for item in schema.items(fields["moves"], "moves", 0, 9):
+        try:
+            state = state.play(schema.whole(item, "move", 0, 8))
+        except IllegalMove as illegal:
+            raise ProtocolError(f"move: {illegal}") from None
+    return state
+
+
+def _finished(obj: object) -> FinishedMatch:
+    match = _match(obj, extra=frozenset({"marks"}))
+    assert isinstance(obj, dict)
+    return FinishedMatch(match, _marks(obj["marks"]))
+
+
+def _marks(obj: object) -> tuple[Mark, Mark]:
+    return schema.pair(obj, "marks", lambda item: schema.choice(Mark, item, "mark"))
+
+
+def _player(obj: object) -> Player:
+    fields = schema.fields(obj, "player", {"name", "level"})
+    level = None if fields["level"] is None else schema.choice(Level, fields["level"], "level")
+    return Player(schema.text(fields["name"], "name", MAX_TEXT), level)
+
+
+# Parsing.
+
+
+def parse_client(text: object) -> ClientMessage:
+    """The client message in `text` (one frame), or ProtocolError."""
+    fields = schema.load(text, MAX_MESSAGE)
+    kind = fields.get("kind")
+    if kind == "hello":
+        schema.only(
+            fields, "hello", {"kind", "v", "code", "name", "peer"}, {"host_token", "door_key"}
+        )
+        _version(fields["v"])
+        token, door_key = fields.get("host_token"), fields.get("door_key")
+        return Hello(
+            code=schema.text(fields["code"], "code", 64),
+            name=schema.text(fields["name"], "name", MAX_TEXT),
+            peer=schema.text(fields["peer"], "peer", 256),
+            host_token=None if token is None else schema.text(token, "host_token", 256),
+            door_key=None if door_key is None else schema.text(door_key, "door_key", 256),
+        )
+    if kind == "act":
+        schema.only(fields, "act", {"kind", "version", "intent"})
+        return Act(
+            schema.whole(fields["version"], "version", 0, _MAX_VERSION),
+            decode_intent(fields["intent"]),
+        )
+    if kind == "hint":
+        schema.only(fields, "hint", {"kind"})
+        return AskHint()
+    if kind == "leave":
+        schema.only(fields, "leave", {"kind"})
+        return Leave()
+    raise ProtocolError(f"unknown message {schema.shown(kind)}")
+
+
+def parse_server(text: object) -> ServerMessage:
+    """The authority's message in `text` (one frame), or ProtocolError."""
+    fields = schema.load(text, MAX_SERVER_MESSAGE)
+    kind = fields.get("kind")
+    if kind == "welcome":
+        schema.only(fields, "welcome", {"kind", "v", "role", "seat"})
+        _version(fields["v"])
+        role = fields["role"]
+        if role == "seat":
+            return Welcome("seat", schema.whole(fields["seat"], "seat", 0, 1))
+        if role == "watcher" and fields["seat"] is None:
+            return Welcome("watcher", None)
+        raise ProtocolError("welcome: no such role")
+    if kind == "state":
+        schema.only(
+            fields, "state", {"kind", "version", "series", "names", "watchers", "away", "notice"}
+        )
+        host, guest = schema.pair(fields["names"], "names", lambda item: item)
+        away = fields["away"]
+        return State(
+            version=schema.whole(fields["version"], "version", 0, _MAX_VERSION),
+            series=None if fields["series"] is None else decode_series(fields["series"]),
+            names=(
+                schema.text(host, "name", MAX_TEXT),
+                None if guest is None else schema.text(guest, "name", MAX_TEXT),
+            ),
+            watchers=schema.whole(fields["watchers"], "watchers", 0, _MAX_VERSION),
+            away=None if away is None else _away(away),
+            notice=schema.text(fields["notice"], "notice", MAX_TEXT),
+        )
+    if kind in ("refused", "denied"):
+        schema.only(fields, kind, {"kind", "text"})
+        text_field = schema.text(fields["text"], "text", MAX_TEXT)
+        return Refused(text_field) if kind == "refused" else Denied(text_field)
+    if kind == "ended":
+        schema.only(fields, "ended", {"kind", "text", "series"})
+        series = None if fields["series"] is None else decode_series(fields["series"])
+        return Ended(schema.text(fields["text"], "text", MAX_TEXT), series)
+    raise ProtocolError(f"unknown message {schema.shown(kind)}")
+
+
+def _away(obj: object) -> Away:
+    fields = schema.fields(obj, "away", {"seat", "name", "seconds_left"})
+    seconds = fields["seconds_left"]
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not 0 <= seconds <= _MAX_VERSION
+    ):
+        raise ProtocolError("seconds_left: not a count of seconds")
+    return Away(
+        seat=schema.whole(fields["seat"], "seat", 0, 1),
+        name=schema.text(fields["name"], "name", MAX_TEXT),
+        seconds_left=float(seconds),
+    )
+
+
+def _version(value: object) -> None:
+    if schema.whole(value, "v", 0, _MAX_VERSION) != PROTOCOL:
+        raise ProtocolError(f"protocol {value} is not spoken here (this is {PROTOCOL})")
