@@ -13,7 +13,7 @@ from textual.widgets import Input
 
 from app.conftest import HOT_SEAT, Driver, Start
 from tictactoe.ai import Level
-from tictactoe.cli import final_score
+from tictactoe.report import final_score
 from tictactoe.series import Series
 from tictactoe.widgets.history import history_lines
 

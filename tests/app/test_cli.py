@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tictactoe import __version__, cli, process
+from tictactoe import __version__, cli, options, process, report
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
@@ -27,7 +27,7 @@ from tictactoe.serve import ServeConfig
 
 def exit_code(argv: list[str]) -> int | str | None:
     with pytest.raises(SystemExit) as exit_info:
-        cli.parse_config(argv)
+        options.parse_config(argv)
     return exit_info.value.code
 
 
@@ -86,14 +86,18 @@ def test_a_bad_option_of_serve_shows_the_usage_of_serve() -> None:
 def test_the_game_options_of_a_setup_make_it_again(argv: list[str], tmp_path: Path) -> None:
     argv = [arg.replace("RECORD", str(tmp_path / "r.sqlite3")) for arg in argv]
     argv = [arg.replace("STATS", str(tmp_path / "stats.json")) for arg in argv]
-    config = cli.parse_config(argv)
-    assert cli.parse_config(cli.game_options(config)) == config
+    config = options.parse_config(argv)
+    assert options.parse_config(options.game_options(config)) == config
 
 
 def test_serve_takes_its_own_options_and_every_game_option() -> None:
-    config = cli.parse_serve(["--port", "0", "--host", "::1", "--delay", "0", "--keys", "phone"])
+    config = options.parse_serve(
+        ["--port", "0", "--host", "::1", "--delay", "0", "--keys", "phone"]
+    )
     assert (config.host, config.port) == ("::1", 0)
-    assert cli.parse_config(config.game_args) == cli.parse_config(["--delay=0", "--keys=phone"])
+    assert options.parse_config(config.game_args) == options.parse_config(
+        ["--delay=0", "--keys=phone"]
+    )
 
 
 def test_python_dash_m_prints_the_version() -> None:
@@ -109,7 +113,7 @@ def test_python_dash_m_prints_the_version() -> None:
 
 
 def test_the_defaults_ask_for_players_on_the_new_game_screen() -> None:
-    config = cli.parse_config([])
+    config = options.parse_config([])
     assert config.level is None
     assert config.first_move is FirstMove.CHOOSER
     assert config.keys is None  # the remembered layout, else the keypad's
@@ -118,14 +122,14 @@ def test_the_defaults_ask_for_players_on_the_new_game_screen() -> None:
 
 
 def test_both_names_skip_the_new_game_screen() -> None:
-    match = cli.parse_config(["--player1", "Ada", "--player2", "Bob"]).initial_series()
+    match = options.parse_config(["--player1", "Ada", "--player2", "Bob"]).initial_series()
     assert match is not None
     assert match.players == (Player("Ada"), Player("Bob"))
     assert match.match is None and match.chooser == 0
 
 
 def test_vs_computer_at_hard() -> None:
-    config = cli.parse_config(["--vs", "computer", "--level", "hard", "--player1", "Ada"])
+    config = options.parse_config(["--vs", "computer", "--level", "hard", "--player1", "Ada"])
     assert config.level is Level.HARD
     match = config.initial_series()
     assert match is not None
@@ -133,9 +137,9 @@ def test_vs_computer_at_hard() -> None:
 
 
 def test_a_level_alone_means_the_computer_and_vs_computer_alone_means_medium() -> None:
-    assert cli.parse_config(["--level", "easy"]).level is Level.EASY
-    assert cli.parse_config(["--vs", "computer"]).level is Level.MEDIUM
-    assert cli.parse_config(["--vs", "computer"]).initial_series() is None  # names still asked
+    assert options.parse_config(["--level", "easy"]).level is Level.EASY
+    assert options.parse_config(["--vs", "computer"]).level is Level.MEDIUM
+    assert options.parse_config(["--vs", "computer"]).initial_series() is None  # names still asked
 
 
 @pytest.mark.parametrize(
@@ -143,14 +147,14 @@ def test_a_level_alone_means_the_computer_and_vs_computer_alone_means_medium() -
     [(["--first", "x"], FirstMove.X), (["--first", "random"], FirstMove.RANDOM)],
 )
 def test_first_move_rules(argv: list[str], rule: FirstMove) -> None:
-    config = cli.parse_config([*argv, "--player1", "Ada", "--player2", "Bob"])
+    config = options.parse_config([*argv, "--player1", "Ada", "--player2", "Bob"])
     assert config.first_move is rule
     match = config.initial_series()
     assert match is not None and match.first_move is rule
 
 
 def test_first_x_lets_x_start_even_when_the_chooser_takes_o() -> None:
-    match = cli.parse_config(["--first", "x", "--player1", "Ada", "--player2", "Bob"])
+    match = options.parse_config(["--first", "x", "--player1", "Ada", "--player2", "Bob"])
     started = match.initial_series()
     assert started is not None
     game = started.choose_mark(Mark.O).match
@@ -159,7 +163,7 @@ def test_first_x_lets_x_start_even_when_the_chooser_takes_o() -> None:
 
 def test_keys_phone_delay_seed_and_no_save(tmp_path: Path) -> None:
     stats_file = tmp_path / "stats.json"
-    config = cli.parse_config(
+    config = options.parse_config(
         [
             "--keys",
             "phone",
@@ -222,22 +226,22 @@ def test_final_score_lists_names_wins_draws_and_matches() -> None:
     match = Series.new("Ada", "Bartholomew").choose_mark(Mark.X)
     for cell in (0, 3, 1, 4, 2):
         match = match.play(cell)
-    assert cli.final_score(match) == (
+    assert report.final_score(match) == (
         "Final score\n  Ada          1\n  Bartholomew  0\n  Draws        0\n  (1 match played)"
     )
-    assert cli.final_score(Series.new("A", "B")).endswith("(0 matches played)")
+    assert report.final_score(Series.new("A", "B")).endswith("(0 matches played)")
 
 
 def test_the_verdict_names_the_winner_of_the_series() -> None:
     series = Series.new("Ada", "Bob").choose_mark(Mark.O)
-    assert cli.verdict(series) == "No match was finished."
+    assert report.verdict(series) == "No match was finished."
     for cell in (0, 3, 1, 4, 2):  # O, the chooser, moves first: Ada wins the top row
         series = series.play(cell)
-    assert cli.verdict(series) == "Ada won the series."
+    assert report.verdict(series) == "Ada won the series."
     series = series.next_match().choose_mark(Mark.X)  # Bob chooses, and moves first
     for cell in (0, 3, 1, 4, 2):
         series = series.play(cell)
-    assert cli.verdict(series) == "The series ended level."
+    assert report.verdict(series) == "The series ended level."
 
 
 def score_columns(score: str) -> set[int]:
@@ -247,13 +251,13 @@ def score_columns(score: str) -> set[int]:
 
 def test_the_final_score_lines_up_by_terminal_cells() -> None:
     """山田 is two characters but four cells wide; the counts start in one column all the same."""
-    score = cli.final_score(Series.new("山田", "Bob"))
+    score = report.final_score(Series.new("山田", "Bob"))
     assert len(score_columns(score)) == 1
     assert score.splitlines()[1] == "  山田   0"
 
 
 def test_the_final_score_shortens_a_long_name_as_the_screen_does() -> None:
-    score = cli.final_score(Series.new("A" * 1000, "Bob"))
+    score = report.final_score(Series.new("A" * 1000, "Bob"))
     first = score.splitlines()[1]
     assert first == f"  {short('A' * 1000)}  0" and first.endswith("…  0")
     assert len(score_columns(score)) == 1
@@ -274,7 +278,7 @@ def test_main_prints_the_final_score_after_the_app_returns(
     monkeypatch.setattr(cli, "terminal_problem", lambda: None)
     assert cli.main(["--player1", "Ada", "--player2", "Bob", "--no-save"]) == 0
     assert seen[0].player1 == "Ada" and seen[0].save is False
-    assert capsys.readouterr().out == cli.final_score(ended) + "\n"
+    assert capsys.readouterr().out == report.final_score(ended) + "\n"
 
 
 class Stream(io.StringIO):
@@ -409,10 +413,10 @@ def test_host_on_windows_says_in_one_sentence_that_hosting_needs_linux_or_macos(
 
 @pytest.mark.usefixtures("on_windows")
 def test_serve_on_windows_refuses_only_the_ssh_door(capsys: pytest.CaptureFixture[str]) -> None:
-    config = cli.parse_serve(["--port", "0"])
+    config = options.parse_serve(["--port", "0"])
     assert config.ssh_port is None
     with pytest.raises(SystemExit) as exit_info:
-        cli.parse_serve(["--port", "0", "--ssh-port", "0"])
+        options.parse_serve(["--port", "0", "--ssh-port", "0"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("tictactoe serve: ") and "SSH door" in err and "Linux or macOS" in err
@@ -434,7 +438,7 @@ def test_join_what_the_doors_run_is_not_listed_but_still_works(
 ) -> None:
     commands = re.findall(r"^ {1,8}(\w+) ", help_of([], capsys), re.MULTILINE)
     assert "host" in commands and "join" not in commands  # a wrapped line is indented more
-    _, setup, host = cli.parse_online(["join", "--link", "ws://127.0.0.1:1/"])
+    _, setup, host = options.parse_online(["join", "--link", "ws://127.0.0.1:1/"])
     assert setup.link_url == "ws://127.0.0.1:1/" and host is None
 
 
@@ -493,8 +497,8 @@ def test_the_help_ends_with_examples_that_all_work(capsys: pytest.CaptureFixture
     assert len(commands) >= 4 and {"serve", "host"} <= {argv[0] for argv in commands if argv}
     for argv in commands:
         if argv[:1] == ["serve"]:
-            cli.parse_serve(argv[1:])
+            options.parse_serve(argv[1:])
         elif argv[:1] == ["host"]:
-            cli.parse_online(argv)
+            options.parse_online(argv)
         else:
-            cli.parse_config(argv)
+            options.parse_config(argv)

@@ -24,7 +24,7 @@ from app.conftest import (
 from app.test_record_screen import ADA, BOB, DRAW, keep, match, replay, screen
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
-from tictactoe.cli import final_score
+from tictactoe.report import final_score
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen

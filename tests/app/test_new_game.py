@@ -11,9 +11,9 @@ from textual.widgets import Input
 
 from app.conftest import Driver, Start, inside
 from tictactoe.ai import Level
-from tictactoe.cli import parse_config
 from tictactoe.engine import Mark
 from tictactoe.names import clean_name
+from tictactoe.options import parse_config
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.screens.new_game import NewGameScreen
 

@@ -22,6 +22,7 @@ import pytest
 
 import tictactoe.app
 import tictactoe.cli as cli
+from tictactoe import options, report
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
@@ -263,21 +264,21 @@ def test_the_old_option_is_checked_the_same_way(tmp_path: Path) -> None:
 
 
 def test_the_record_option_is_in_the_help_and_the_old_one_is_not() -> None:
-    text = cli.build_parser().format_help()
+    text = options.build_parser().format_help()
     assert "--record PATH" in text
     assert "--stats-file" not in text
 
 
 def test_the_options_choose_where_things_are_kept(tmp_path: Path) -> None:
-    chosen = cli.parse_config(["--record", str(tmp_path / "r.sqlite3")])
+    chosen = options.parse_config(["--record", str(tmp_path / "r.sqlite3")])
     assert chosen.record_path() == tmp_path / "r.sqlite3"
     assert chosen.legacy_path() is None, "--record touches no other file in its folder"
-    old = cli.parse_config(["--stats-file", str(tmp_path / "scores.json")])
+    old = options.parse_config(["--stats-file", str(tmp_path / "scores.json")])
     assert old.record_path() == tmp_path / "record.sqlite3"
     assert old.legacy_path() == tmp_path / "scores.json"
-    nothing = cli.parse_config(["--no-save", "--record", str(tmp_path / "r.sqlite3")])
+    nothing = options.parse_config(["--no-save", "--record", str(tmp_path / "r.sqlite3")])
     assert (nothing.record_path(), nothing.legacy_path(), nothing.settings_path()) == (None,) * 3
-    default = cli.parse_config([])
+    default = options.parse_config([])
     record, settings = default.record_path(), default.settings_path()
     assert record is not None and settings is not None
     assert record.name == "record.sqlite3" and settings.name == "settings.json"
@@ -428,7 +429,7 @@ def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
     monkeypatch.setattr(cli, "terminal_problem", lambda: None)  # pytest's stdin may be no terminal
     assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r")]) == 0
     printed = capsys.readouterr()
-    assert printed.out == cli.final_score(ended) + "\n"
+    assert printed.out == report.final_score(ended) + "\n"
     lost = "it is lost" if unsaved == 1 else "they are lost"
     assert printed.err == f"{said} to the game record {tmp_path / 'r'}; {lost}.\n"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from textual.widgets import Input, Static
 
 from tictactoe.app import TicTacToeApp
-from tictactoe.cli import host_options, parse_online
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.online.relay_target import RelayTarget
+from tictactoe.options import host_options, parse_online
 from tictactoe.screens.new_game import FriendOnline, NewGameScreen
 from tictactoe.series import FirstMove
 from tictactoe.settings import SettingsStore, default_settings_path
