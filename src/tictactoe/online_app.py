@@ -169,10 +169,10 @@ class OnlineApp(TicTacToeApp):
             match message:
                 case State():
                     await self._show(message)
-                case Refused(text=text):
+                case Refused(notice=notice):
                     game = self.online_game
                     if game is not None:
-                        game.refuse(text)
+                        game.refuse(notice)
                 case Ended(text=text, series=series):
                     self._end(text, series)
                     return

@@ -14,6 +14,7 @@ import random
 from typing import Final
 
 from tictactoe.names import short
+from tictactoe.notices import Notice
 from tictactoe.series import Intent, NotYourTurn, Series, SeriesError, Undo
 
 __all__ = [
@@ -36,14 +37,14 @@ class Watching(SeriesError):
     """Something asked of a watcher's screen: only the two seats act."""
 
     def __init__(self) -> None:
-        super().__init__("You are watching: only the players move.")
+        super().__init__("You are watching:", "only the players move.")
 
 
 class Paused(SeriesError):
     """Anything asked while a seat is away: the series waits for it."""
 
     def __init__(self, away: str) -> None:
-        super().__init__(f"The series is paused: waiting for {short(away)}.")
+        super().__init__("The series is paused:", f"waiting for {short(away)}.")
         self.away = away
         """The name of the seat that is away."""
 
@@ -88,19 +89,19 @@ def chooses_now(series: Series, seat: int | None, *, away: str | None = None) ->
     return away is None and series.person_choosing is not None and series.chooser == seat
 
 
-def away_notice(away: str, seconds_left: float, *, seat: int | None) -> str:
+def away_notice(away: str, seconds_left: float, *, seat: int | None) -> Notice:
     """What `seat` (None: a watcher) reads while the seat named `away` is away, with
     `seconds_left` of its grace (as the authority counts it)."""
     name = short(away)
     if seconds_left > 0:
         minutes, seconds = divmod(int(seconds_left + 0.999), 60)
-        return (
-            f"{name}'s connection dropped.\nWaiting for {name} to come back"
-            f" ({minutes}:{seconds:02d})."
-        )
+        waiting = f"Waiting for {name} to come back"
+        dropped = Notice.of(f"{name}'s connection dropped.")
+        return dropped.then((f"{waiting} ({minutes}:{seconds:02d}).", f"{waiting}."))
+    gone = Notice.of(f"{name} has not come back.")
     if seat == HOST_SEAT:
-        return f"{name} has not come back.\nKeep waiting, or press q to end the series."
-    return f"{name} has not come back.\nThe host may end the series."
+        return gone.then("Keep waiting, or press q to end the series.")
+    return gone.then("The host may end the series.")
 
 
 def acting_seat(seat: int | None, *, away: str | None = None) -> int:

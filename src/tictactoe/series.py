@@ -17,6 +17,7 @@ from typing import Final, NamedTuple
 from tictactoe.ai import Analysis, Level, analyse, choose_mark, choose_move
 from tictactoe.engine import CELL_NAMES, GameState, IllegalMove, Mark
 from tictactoe.names import DEFAULT_NAMES, clean_name, name_key, short
+from tictactoe.notices import Notice
 
 __all__ = [
     "COMPUTER_NAME",
@@ -43,9 +44,23 @@ __all__ = [
 COMPUTER_NAME: Final = "Computer"
 """What the computer is called on screen; it is told apart by its kind, never by this name."""
 
+_FOR_THE_NEXT_ONE: Final = (
+    "press n or Enter for the next one.",
+    "n or Enter: next match.",
+    "n: next match.",
+)
+_NO_UNDO_YET: Final = ("There is no move to take back:", "Nothing to undo:")
+
 
 class SeriesError(ValueError):
-    """Something the series does not allow now; the message says why, as a sentence."""
+    """Something the series does not allow now; the message says why, as a sentence, and
+    `notice` gives that sentence in its parts (for a status line to lay out)."""
+
+    def __init__(self, *parts: str | tuple[str, ...]) -> None:
+        """`parts`: the phrases of the sentence, each a wording or its wordings longest first."""
+        self.notice = Notice.of(*parts)
+        """Why, as a notice."""
+        super().__init__(str(self.notice))
 
 
 class NameClash(SeriesError):
@@ -65,6 +80,13 @@ class CellTaken(SeriesError):
         """The cell asked for, 0 = top-left."""
         self.holder = holder
         """The mark already on it."""
+
+    def by_key(self, key: str) -> Notice:
+        """The same refusal, naming the cell by `key`, the key that takes it."""
+        where = f"Cell {key} ({CELL_NAMES[self.cell]})"
+        return Notice.of(
+            (f"{where} is taken by {self.holder}.", f"Cell {key} is taken by {self.holder}.")
+        )
 
 
 class FirstMove(StrEnum):
@@ -206,7 +228,7 @@ class Series:
         people = not first.is_computer and not second.is_computer
         if people and name_key(first.name) == name_key(second.name):
             raise NameClash(
-                f"The two names must differ: {first.name!r} and {second.name!r} look the same."
+                "The two names must differ:", f"{first.name!r} and {second.name!r} look the same."
             )
         return cls(players=players, first_move=FirstMove(first_move))
 
@@ -226,7 +248,7 @@ class Series:
     def player_with(self, mark: Mark) -> int:
         """Index of the player holding `mark` this match."""
         if self.marks is None:
-            raise SeriesError("No marks are chosen yet.")
+            raise SeriesError(("No marks are chosen yet.", "No marks yet."))
         return self.marks.index(mark)
 
     @property
@@ -303,12 +325,12 @@ class Series:
         either player's. When the player may give it, `apply` decides as always.
         """
         if player not in (0, 1) or isinstance(player, bool):
-            raise SeriesError(f"There is no player {player!r}: the players are 0 and 1.")
+            raise SeriesError(f"There is no player {player!r}:", "the players are 0 and 1.")
         entitled = self._entitled(intent)
         if entitled is not None and entitled != player:
             name = short(self.players[entitled].name)
             if isinstance(intent, ChooseMark):
-                raise NotYourTurn(f"{name} chooses the mark this match.")
+                raise NotYourTurn((f"{name} chooses the mark this match.", f"{name} chooses."))
             if isinstance(intent, Undo):
                 raise NotYourTurn(f"Only {name} may take back the last move.")
             raise NotYourTurn(f"It is {name}'s turn.")
@@ -335,10 +357,14 @@ class Series:
         `rng` is used only by the random first-move rule.
         """
         if self.match is not None:
-            raise SeriesError("The marks are already chosen for this match.")
+            raise SeriesError(
+                ("The marks are already chosen for this match.", "The marks are chosen.")
+            )
         chooser = self.players[self.chooser]
         if chooser.is_computer:
-            raise SeriesError(f"Wait: {chooser.name} chooses its own mark.")
+            raise SeriesError(
+                "Wait:", (f"{chooser.name} chooses its own mark.", f"{chooser.name} chooses.")
+            )
         return self._start(Mark(mark), rng)
 
     def play(self, cell: int) -> Series:
@@ -360,14 +386,17 @@ class Series:
         """
         match = self.match
         if match is None:
-            raise SeriesError("There is no move to take back: no match is in progress.")
+            raise SeriesError(_NO_UNDO_YET, ("no match is in progress.", "no match is on."))
         if match.is_over:
-            raise SeriesError("This match is over: its moves can no longer be taken back.")
+            raise SeriesError(
+                "This match is over:",
+                ("its moves can no longer be taken back.", "moves are final."),
+            )
         people_moved = [
             not self.players[self.player_with(mark)].is_computer for mark in movers(match)
         ]
         if True not in people_moved:
-            raise SeriesError("There is no move to take back.")
+            raise SeriesError(("There is no move to take back.", "Nothing to undo."))
         while True:
             match = match.undo()
             if not self.players[self.player_with(match.to_move)].is_computer:
@@ -382,7 +411,7 @@ class Series:
     def next_match(self) -> Series:
         """After a finished match: the other player chooses the mark for the next one."""
         if self.phase is not Phase.OVER:
-            raise SeriesError("Finish this match first.")
+            raise SeriesError(("Finish this match first.", "Finish this match."))
         return replace(self, chooser=1 - self.chooser, marks=None, match=None)
 
     def computer_step(self, rng: random.Random | None = None) -> ComputerStep:
@@ -406,15 +435,15 @@ class Series:
         if self.match is None:
             chooser = self.players[self.chooser]
             raise SeriesError(
-                f"{what or 'Moving'} has to wait: {short(chooser.name)} is choosing a mark."
+                f"{what or 'Moving'} has to wait:", f"{short(chooser.name)} is choosing a mark."
             )
         if self.match.is_over:
             if what:
-                raise SeriesError(f"{what} needs a match in progress.")
-            raise SeriesError("This match is over: press n or Enter for the next one.")
+                raise SeriesError((f"{what} needs a match in progress.", f"{what} needs a match."))
+            raise SeriesError("This match is over:", _FOR_THE_NEXT_ONE)
         actor = self.players[self.player_with(self.match.to_move)]
         if actor.is_computer:
-            raise SeriesError(f"Wait: {short(actor.name)} is thinking…")
+            raise SeriesError("Wait:", f"{short(actor.name)} is thinking…")
 
     def _start(self, mark: Mark, rng: random.Random | None) -> Series:
         marks = (mark, mark.other) if self.chooser == 0 else (mark.other, mark)

@@ -80,7 +80,7 @@ from tictactoe.screens.record import RecordScreen
 from tictactoe.series import Phase, Series
 from tictactoe.widgets.board import Cell, mark_art
 from tictactoe.widgets.scoreboard import PlayerCard
-from tictactoe.widgets.status import lay_out, notice_phrases
+from tictactoe.widgets.status import lay_out
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
 
 __all__ = ["CONFIGS", "REPORTS", "FuzzFailure", "FuzzReport", "fuzz", "summary"]
@@ -855,7 +855,7 @@ class _Run:
             # As the status line words it for its size (shorter wordings when narrow); cut
             # after its lines, perhaps, where even those do not fit.
             width, height = game.status.content_size
-            laid_out = lay_out(notice_phrases(game.notice), width, max(1, height))
+            laid_out = lay_out(game.notice.phrases, width, max(1, height))
             if not text or not "".join(laid_out.split()).startswith("".join(text.split())):
                 raise self.fail(f"the status line shows {text!r}, the notice is {game.notice!r}")
             return

@@ -86,7 +86,7 @@ async def state(link: AuthorityLink, check: Callable[[State], bool] = lambda s: 
 async def refusal(link: AuthorityLink) -> str:
     message = await until(link, lambda m: isinstance(m, Refused))
     assert isinstance(message, Refused)
-    return message.text
+    return str(message.notice)
 
 
 async def three(server: AuthorityServer) -> tuple[AuthorityLink, AuthorityLink, AuthorityLink]:
@@ -167,7 +167,7 @@ async def test_a_dropped_seat_pauses_and_the_same_name_takes_it_back(
     assert resumed.away is None
     assert resumed.series is not None and resumed.series.match is not None
     assert resumed.series.match.moves == (4,)
-    assert (await state(host, lambda s: s.away is None)).notice == "Bob is back."
+    assert str((await state(host, lambda s: s.away is None)).notice) == "Bob is back."
     await back.act(resumed.version, Play(0))
     assert (await state(host, lambda s: s.version == resumed.version + 1)).series is not None
 

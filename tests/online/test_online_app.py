@@ -128,12 +128,12 @@ async def test_the_host_waits_with_an_invitation_then_plays_a_friend(
         assert isinstance(game, OnlineGameScreen)
         await pilot.press("7")  # not Alice's turn: refused in words, nothing sent
         await pilot.pause()
-        assert "Bob's turn" in game.notice
+        assert "Bob's turn" in str(game.notice)
         await bob.act(Play(0))
         await settle(pilot, lambda: game.series.match and len(game.series.match.moves) == 2)
 
         await pilot.press("u")
-        assert game.notice == "Moves are final online."
+        assert str(game.notice) == "Moves are final online."
         await bob.link.leave()
         await settle(pilot, lambda: hosted.return_code is not None)
     assert hosted.farewell == "Bob left the series."
@@ -173,7 +173,7 @@ async def test_a_friend_joins_gives_a_name_and_is_refused_out_of_turn(
             assert isinstance(game, OnlineGameScreen) and game.seat == 1
             await pilot.press("x")  # Alice chooses this match
             await pilot.pause()
-            assert "Alice" in game.notice
+            assert "Alice" in str(game.notice)
             await alice.until(lambda: alice.state and alice.state.series)
             await alice.act(ChooseMark(Mark.O))
             await settle(pilot, lambda: game.series.match is not None)
@@ -350,10 +350,12 @@ async def test_a_seat_shows_the_grace_the_authority_counts_and_counts_none_itsel
         await settle(pilot, lambda: app.screen is game)
         game.receive(told(90.0))
         await pilot.pause()
-        assert game.notice == "Bob's connection dropped.\nWaiting for Bob to come back (1:30)."
+        assert str(game.notice) == "Bob's connection dropped.\nWaiting for Bob to come back (1:30)."
         await pilot.pause(2.1)  # the authority has said nothing since: nothing changes
-        assert game.notice.endswith("(1:30).")
+        assert str(game.notice).endswith("(1:30).")
         game.receive(told(89.0))
-        assert game.notice.endswith("(1:29).")
+        assert str(game.notice).endswith("(1:29).")
         game.receive(told(0.0))
-        assert game.notice == "Bob has not come back.\nKeep waiting, or press q to end the series."
+        assert str(game.notice) == (
+            "Bob has not come back.\nKeep waiting, or press q to end the series."
+        )

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tictactoe.ai import Level
 from tictactoe.engine import Mark
+from tictactoe.notices import JOINERS, Notice, Phrase
 from tictactoe.online.protocol import (
     Act,
     AskHint,
@@ -30,6 +31,8 @@ from tictactoe.online.protocol import (
 )
 from tictactoe.online.wire import (
     MAX_MESSAGE,
+    MAX_PHRASES,
+    MAX_WORDINGS,
     PROTOCOL,
     ProtocolError,
     decode_series,
@@ -98,11 +101,18 @@ def test_a_series_comes_back_exactly(series: Series) -> None:
 def test_a_state_comes_back_exactly(series: Series, version: int, watchers: int, text: str) -> None:
     for message in (
         State(version, series, (series.players[0].name, series.players[1].name), watchers, None),
-        State(version, None, ("Alice", None), watchers, Away(1, "Bob", 12.5), text),
+        State(version, None, ("Alice", None), watchers, Away(1, "Bob", 12.5), Notice.of(text)),
         Ended(text, series),
     ):
         assert parse_server(to_json(message)) == message
 
+
+phrases = st.builds(
+    Phrase,
+    st.lists(st.text(max_size=40), min_size=1, max_size=MAX_WORDINGS).map(tuple),
+    st.sampled_from(JOINERS),
+)
+notices = st.lists(phrases, max_size=MAX_PHRASES).map(lambda items: Notice(tuple(items)))
 
 client_messages: st.SearchStrategy[ClientMessage] = st.one_of(
     st.builds(
@@ -121,7 +131,7 @@ server_messages: st.SearchStrategy[ServerMessage] = st.one_of(
     st.just(Welcome("seat", 0)),
     st.just(Welcome("seat", 1)),
     st.just(Welcome("watcher", None)),
-    st.builds(Refused, st.text(max_size=100)),
+    st.builds(Refused, notices),
     st.builds(Denied, st.text(max_size=100)),
     st.builds(Ended, st.text(max_size=100)),
 )
@@ -196,6 +206,46 @@ def test_a_frame_counts_its_bytes_not_its_characters() -> None:
 def test_not_text_is_refused() -> None:
     with pytest.raises(ProtocolError, match="text"):
         parse_client(b'{"kind": "leave"}')
+
+
+STATE = {
+    "kind": "state",
+    "version": 3,
+    "series": None,
+    "names": ["Alice", None],
+    "watchers": 0,
+    "away": None,
+}
+
+
+@pytest.mark.parametrize(
+    ("notice", "reason"),
+    [
+        ("Bob is back.", "not a list"),
+        ([["Bob is back."]], "not an object"),
+        ([{"joiner": " ", "wordings": []}], "wrong length"),
+        ([{"joiner": " ", "wordings": [7]}], "not a string"),
+        ([{"joiner": " ", "wordings": ["x" * 5000]}], "too long"),
+        ([{"joiner": "\t", "wordings": ["Bob is back."]}], "no such joiner"),
+        ([{"joiner": " ", "wordings": ["a"], "bold": True}], "unknown field"),
+        ([{"joiner": " ", "wordings": ["a"]}] * (MAX_PHRASES + 1), "wrong length"),
+        ([{"joiner": " ", "wordings": ["a"] * (MAX_WORDINGS + 1)}], "wrong length"),
+    ],
+)
+def test_a_notice_not_in_phrases_is_refused(notice: object, reason: str) -> None:
+    with pytest.raises(ProtocolError, match=reason):
+        parse_server(json.dumps({**STATE, "notice": notice}))
+    with pytest.raises(ProtocolError, match=reason):
+        parse_server(json.dumps({"kind": "refused", "notice": notice}))
+
+
+def test_a_notice_travels_in_its_phrases() -> None:
+    notice = Notice.of("This match is over:", ("press n or Enter for the next one.", "n: next."))
+    assert json.loads(to_json(Refused(notice)))["notice"] == [
+        {"joiner": " ", "wordings": ["This match is over:"]},
+        {"joiner": " ", "wordings": ["press n or Enter for the next one.", "n: next."]},
+    ]
+    assert parse_server(to_json(Refused(notice))) == Refused(notice)
 
 
 def a_series_dict() -> dict[str, Any]:

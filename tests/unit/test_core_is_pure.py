@@ -15,6 +15,7 @@ CORE = (
     "tictactoe.ai",
     "tictactoe.seats",
     "tictactoe.reachable",
+    "tictactoe.notices",
 )
 
 PROBE = f"""

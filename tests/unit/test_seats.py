@@ -79,13 +79,20 @@ def test_the_seats_rules_in_words() -> None:
 
 
 def test_while_a_seat_is_away_the_others_read_the_authoritys_count() -> None:
-    assert away_notice("Bob", 120.0, seat=0) == (
+    assert str(away_notice("Bob", 120.0, seat=0)) == (
         "Bob's connection dropped.\nWaiting for Bob to come back (2:00)."
     )
-    assert away_notice("Bob", 59.2, seat=None).endswith("(1:00).")
-    assert away_notice("Bob", 0.4, seat=1).endswith("(0:01).")
-    assert away_notice("Bob", 0.0, seat=0) == (
+    assert str(away_notice("Bob", 59.2, seat=None)).endswith("(1:00).")
+    assert str(away_notice("Bob", 0.4, seat=1)).endswith("(0:01).")
+    assert str(away_notice("Bob", 0.0, seat=0)) == (
         "Bob has not come back.\nKeep waiting, or press q to end the series."
     )
-    assert away_notice("Bob", 0.0, seat=1) == "Bob has not come back.\nThe host may end the series."
-    assert away_notice("Bob", 0.0, seat=None) == away_notice("Bob", 0.0, seat=1)
+    guest = away_notice("Bob", 0.0, seat=1)
+    assert str(guest) == "Bob has not come back.\nThe host may end the series."
+    assert away_notice("Bob", 0.0, seat=None) == guest
+    counting = away_notice("Bob", 61.0, seat=1)
+    assert [phrase.wordings for phrase in counting.phrases] == [
+        ("Bob's connection dropped.",),
+        ("Waiting for Bob to come back (1:01).", "Waiting for Bob to come back."),
+    ]
+    assert [phrase.joiner for phrase in counting.phrases] == [" ", "\n"]

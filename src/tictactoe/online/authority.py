@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from tictactoe.names import DEFAULT_NAMES, clean_name, name_key, short
+from tictactoe.notices import Notice
 from tictactoe.online.codes import normalise_code
 from tictactoe.online.protocol import Away, Denied, Ended, Hello, Refused, State, Welcome
 from tictactoe.seats import HOST_SEAT, act, acting_seat, check_hint
@@ -105,7 +106,7 @@ class Authority:
         self._series_version = 0
         """The version at which the series itself last changed: an intent made on any
         version since then was made on the series as it stands."""
-        self._notice = ""
+        self._notice = Notice()
         self._notice_hidden_from: int | None = None
         """The seat that caused the notice, which does not need to be told."""
         self._ended: Ended | None = None
@@ -173,7 +174,7 @@ class Authority:
             names=self.names,
             watchers=len(self._watchers),
             away=self.away,
-            notice="" if hidden else self._notice,
+            notice=Notice() if hidden else self._notice,
         )
 
     # Joining and going.
@@ -203,7 +204,7 @@ class Authority:
             except SeriesError as error:
                 raise JoinDenied(str(error)) from None
             guest.name, guest.link = name, link
-            self._changed(f"{short(name)} joined the series.", GUEST_SEAT)
+            self._changed(Notice.of(f"{short(name)} joined the series."), GUEST_SEAT)
             self._series_version = self._version
             return Welcome("seat", GUEST_SEAT)
         name = clean_name(hello.name, DEFAULT_NAMES[GUEST_SEAT])
@@ -242,7 +243,7 @@ class Authority:
         seat = self._seats[index]
         assert seat.name is not None
         seat.link, seat.deadline, seat.grace_over = link, None, False
-        self._changed(f"{short(seat.name)} is back.", index)
+        self._changed(Notice.of(f"{short(seat.name)} is back."), index)
 
     def drop(self, link: LinkId) -> bool:
         """`link` closed without leaving: a seat is away for the grace time, a watcher goes.
@@ -277,7 +278,7 @@ class Authority:
         """The series ends, with `text` saying why (the host quit, a seat left)."""
         if self._ended is None:
             self._ended = Ended(text, self._series)
-            self._changed(text)
+            self._changed(Notice.of(text))
         return self._ended
 
     def tick(self) -> bool:
@@ -309,13 +310,13 @@ class Authority:
                 self._series, self.seat_of(link), intent, away=self._away_name, rng=self._rng
             )
         except SeriesError as error:
-            return Refused(str(error))
+            return Refused(error.notice)
         self._series = series
         self._changed()
         self._series_version = self._version
         return series
 
-    def hint(self, link: LinkId) -> str | Refused:
+    def hint(self, link: LinkId) -> Notice | Refused:
         """The seat to move asks for a hint (its own process finds it): the notice the
         other seat and the watchers are shown, or a refusal."""
         refusal = self._refusal(link)
@@ -326,9 +327,9 @@ class Authority:
         try:
             check_hint(self._series, seat, away=self._away_name)
         except SeriesError as error:
-            return Refused(str(error))
+            return Refused(error.notice)
         name = self._series.players[seat].name
-        notice = f"{short(name)} asked for a hint."
+        notice = Notice.of(f"{short(name)} asked for a hint.")
         self._changed(notice, seat)
         return notice
 
@@ -336,15 +337,15 @@ class Authority:
         """Why `link` may not act at all now, or None: the core says what its seat (or a
         watcher) may do once the link has a place in a series."""
         if self._ended is not None:
-            return Refused(f"This series has ended: {self._ended.text}")
+            return Refused(Notice.of("This series has ended:", self._ended.text))
         if link not in self._watchers and self.seat_of(link) is None:
-            return Refused("Join the series first.")
+            return Refused(Notice.of("Join the series first."))
         if self._series is None:
-            return Refused("Wait for your friend to join.")
+            return Refused(Notice.of("Wait for your friend to join."))
         try:
             acting_seat(self.seat_of(link), away=self._away_name)
         except SeriesError as error:
-            return Refused(str(error))
+            return Refused(error.notice)
         return None
 
     @property
@@ -352,7 +353,7 @@ class Authority:
         away = self.away
         return None if away is None else away.name
 
-    def _changed(self, notice: str = "", hidden_from: int | None = None) -> None:
+    def _changed(self, notice: Notice | None = None, hidden_from: int | None = None) -> None:
         self._version += 1
-        self._notice = notice
+        self._notice = notice or Notice()
         self._notice_hidden_from = hidden_from

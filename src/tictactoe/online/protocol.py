@@ -8,9 +8,10 @@ JSON text frames, read strictly) is `tictactoe.online.wire`'s business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from tictactoe.notices import Notice
 from tictactoe.series import Intent, Series
 
 __all__ = [
@@ -104,15 +105,16 @@ class State:
     watchers: int
     away: Away | None
     """A seat whose link dropped: the series is paused while there is one."""
-    notice: str = ""
-    """A sentence for this link about the last change (a hint asked for, a return)."""
+    notice: Notice = field(default_factory=Notice)
+    """What this link is told about the last change (a hint asked for, a return), in its
+    phrases; the empty notice when there is nothing to tell."""
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """An intent not applied, and why, in a sentence."""
+    """An intent not applied, and why, in a sentence given in its phrases."""
 
-    text: str
+    notice: Notice
 
 
 @dataclass(frozen=True, slots=True)

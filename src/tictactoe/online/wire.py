@@ -16,6 +16,7 @@ from typing import Final
 from tictactoe.ai import Level
 from tictactoe.engine import GameState, IllegalMove, Mark
 from tictactoe.names import MAX_MARKS, MAX_NAME_LENGTH
+from tictactoe.notices import JOINERS, Notice, Phrase
 from tictactoe.online import schema
 from tictactoe.online.protocol import (
     Act,
@@ -53,8 +54,10 @@ __all__ = [
     "PROTOCOL",
     "ProtocolError",
     "decode_intent",
+    "decode_notice",
     "decode_series",
     "encode_intent",
+    "encode_notice",
     "encode_series",
     "parse_client",
     "parse_server",
@@ -73,6 +76,12 @@ MAX_SERVER_MESSAGE: Final = 1 << 20
 MAX_TEXT: Final = MAX_NAME_LENGTH * (1 + MAX_MARKS)
 """The longest string field a client may send, in code points: the longest name the core keeps
 (`MAX_NAME_LENGTH` characters, each with at most `MAX_MARKS` marks)."""
+
+MAX_PHRASES: Final = 16
+"""The most phrases a notice on the wire may have: more than any the game words."""
+
+MAX_WORDINGS: Final = 8
+"""The most wordings a phrase on the wire may have: more than any the game words."""
 
 _MAX_VERSION: Final = 2**53
 """Versions are counts; this keeps them exact in every JSON reader."""
@@ -117,10 +126,12 @@ def _encoded(message: ClientMessage | ServerMessage) -> dict[str, object]:
                 "away": None
                 if away is None
                 else {"seat": away.seat, "name": away.name, "seconds_left": away.seconds_left},
-                "notice": message.notice,
+                "notice": encode_notice(message.notice),
             }
-        case Refused(text) | Denied(text):
-            return {"kind": "refused" if isinstance(message, Refused) else "denied", "text": text}
+        case Refused(notice):
+            return {"kind": "refused", "notice": encode_notice(notice)}
+        case Denied(text):
+            return {"kind": "denied", "text": text}
         case Ended(text, series):
             encoded = None if series is None else encode_series(series)
             return {"kind": "ended", "text": text, "series": encoded}
@@ -161,6 +172,27 @@ def decode_intent(obj: object) -> Intent:
         schema.only(fields, "intent", {"kind"})
         return NextMatch() if kind == "next" else Undo()
     raise ProtocolError(f"unknown intent {schema.shown(kind)}")
+
+
+def encode_notice(notice: Notice) -> list[object]:
+    """`notice` as a JSON list of its phrases: `[{"joiner": " ", "wordings": [...]}, ...]`."""
+    return [
+        {"joiner": phrase.joiner, "wordings": list(phrase.wordings)} for phrase in notice.phrases
+    ]
+
+
+def decode_notice(obj: object) -> Notice:
+    """The notice `obj` describes, or ProtocolError."""
+    phrases = []
+    for item in schema.items(obj, "notice", 0, MAX_PHRASES):
+        fields = schema.fields(item, "phrase", {"joiner", "wordings"})
+        joiner = schema.text(fields["joiner"], "joiner", 3)
+        if joiner not in JOINERS:
+            raise ProtocolError(f"joiner: no such joiner {schema.shown(joiner)}")
+        wordings = schema.items(fields["wordings"], "wordings", 1, MAX_WORDINGS)
+        texts = tuple(schema.text(wording, "wording", MAX_TEXT) for wording in wordings)
+        phrases.append(Phrase(texts, joiner))
+    return Notice(tuple(phrases))
 
 
 def encode_series(series: Series) -> dict[str, object]:
@@ -304,12 +336,14 @@ def parse_server(text: object) -> ServerMessage:
             ),
             watchers=schema.whole(fields["watchers"], "watchers", 0, _MAX_VERSION),
             away=None if away is None else _away(away),
-            notice=schema.text(fields["notice"], "notice", MAX_TEXT),
+            notice=decode_notice(fields["notice"]),
         )
-    if kind in ("refused", "denied"):
-        schema.only(fields, kind, {"kind", "text"})
-        text_field = schema.text(fields["text"], "text", MAX_TEXT)
-        return Refused(text_field) if kind == "refused" else Denied(text_field)
+    if kind == "refused":
+        schema.only(fields, "refused", {"kind", "notice"})
+        return Refused(decode_notice(fields["notice"]))
+    if kind == "denied":
+        schema.only(fields, "denied", {"kind", "text"})
+        return Denied(schema.text(fields["text"], "text", MAX_TEXT))
     if kind == "ended":
         schema.only(fields, "ended", {"kind", "text", "series"})
         series = None if fields["series"] is None else decode_series(fields["series"])

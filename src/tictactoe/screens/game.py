@@ -21,9 +21,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header
 
-from tictactoe.engine import CELL_NAMES, Mark
+from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.names import short
+from tictactoe.notices import Notice, hint_notice
 from tictactoe.series import (
     CellTaken,
     ChooseMark,
@@ -103,8 +104,9 @@ class GameScreen(MinimumSize, Screen[None]):
     """The series in progress: the single source of truth for everything on screen."""
     key_layout: var[KeyLayout] = var(KeyLayout.NUMPAD, init=False)
     """Which digit takes which cell."""
-    notice: var[str] = var("", init=False)
-    """A short message about the last input (a refusal, the computer's choice, a hint)."""
+    notice: var[Notice] = var(Notice, init=False)
+    """A short message about the last input (a refusal, the computer's choice, a hint), in
+    its phrases; the empty notice when there is none."""
 
     def __init__(
         self,
@@ -165,7 +167,7 @@ class GameScreen(MinimumSize, Screen[None]):
     def watch_key_layout(self, layout: KeyLayout) -> None:
         self.board.key_layout = layout
 
-    def watch_notice(self, notice: str) -> None:
+    def watch_notice(self, notice: Notice) -> None:
         self.status.show(self.series, notice)
 
     def on_screen_resume(self) -> None:
@@ -173,14 +175,14 @@ class GameScreen(MinimumSize, Screen[None]):
 
     # Input: each key, click or answer is an intent, applied as it arrives.
 
-    def apply(self, intent: Intent, notice: str = "") -> None:
+    def apply(self, intent: Intent) -> None:
         """Apply `intent` to the series; a refusal is said on the status line."""
         try:
             series = self.series.apply(intent, self.rng)
         except SeriesError as refusal:
             self.notice = self._explain(refusal)
             return
-        self.notice = notice
+        self.notice = Notice()
         self.series = series
 
     def action_play_key(self, key: str) -> None:
@@ -225,7 +227,7 @@ class GameScreen(MinimumSize, Screen[None]):
         try:
             analysis = series.hint()
         except SeriesError as refusal:
-            self.notice = str(refusal)
+            self.notice = refusal.notice
             return
         assert series.match is not None
         keys = [self.key_layout.key_for(cell) for cell in analysis.best_moves]
@@ -233,7 +235,7 @@ class GameScreen(MinimumSize, Screen[None]):
         if len(keys) == len(series.match.legal_moves()):
             best = "any free cell"
         self.board.hints = analysis.best_moves
-        self.notice = f"Hint: {best}. {analysis.summary.capitalize()}."
+        self.notice = hint_notice(best, analysis)
 
     def choose_mark(self, mark: Mark | None) -> None:
         """The mark dialog's answer: a mark, or None to quit."""
@@ -242,11 +244,11 @@ class GameScreen(MinimumSize, Screen[None]):
         else:
             self.apply(ChooseMark(mark))
 
-    def _explain(self, refusal: SeriesError) -> str:
+    def _explain(self, refusal: SeriesError) -> Notice:
+        """The refusal's notice; a taken cell is named by the key that takes it here."""
         if isinstance(refusal, CellTaken):
-            key = self.key_layout.key_for(refusal.cell)
-            return f"Cell {key} ({CELL_NAMES[refusal.cell]}) is taken by {refusal.holder}."
-        return str(refusal)
+            return refusal.by_key(self.key_layout.key_for(refusal.cell))
+        return refusal.notice
 
     # The flow between intents: the mark dialog, and the computer's pause.
 
@@ -273,9 +275,9 @@ class GameScreen(MinimumSize, Screen[None]):
             step = self.series.computer_step(self.rng)
         except SeriesError:
             return  # an undo got there first: nothing is due any more
-        notice = ""
+        notice = Notice()
         if step.mark is not None:
             chooser = step.series.players[step.series.chooser]
-            notice = f"{short(chooser.name)} chose {step.mark}."
+            notice = Notice.of(f"{short(chooser.name)} chose {step.mark}.")
         self.notice = notice
         self.series = step.series

@@ -22,6 +22,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Static
 
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
+from tictactoe.notices import Notice
 from tictactoe.online.codes import CODE_LENGTH, normalise_code
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
@@ -236,7 +237,7 @@ class OnlineGameScreen(GameScreen):
         """The seat whose link dropped, while the series waits for it."""
         self._refused_at = float("-inf")
         self._send = send
-        self._said = ""
+        self._said = Notice()
         """The last notice the authority gave with a state."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -264,10 +265,10 @@ class OnlineGameScreen(GameScreen):
             return "watching"
         return f"online · {watchers} watching" if watchers else "online"
 
-    def refuse(self, text: str) -> None:
+    def refuse(self, notice: Notice) -> None:
         """Say why an intent was refused; while a seat is away, the count of its grace
         that the authority sends takes its place after `REFUSAL_SHOWN` seconds."""
-        self.notice = text
+        self.notice = notice
         self._refused_at = time.monotonic()
 
     def _show_away(self) -> None:
@@ -278,16 +279,16 @@ class OnlineGameScreen(GameScreen):
             return
         self.notice = away_notice(away.name, away.seconds_left, seat=self.seat)
 
-    def apply(self, intent: Intent, notice: str = "") -> None:
+    def apply(self, intent: Intent) -> None:
         """Send `intent` to the authority, unless the core already says it is not ours."""
         refusal = self._refusal(intent)
         if refusal is not None:
             self.refuse(refusal)
             return
-        self.notice = notice
+        self.notice = Notice()
         self._send(Act(self.version, intent))
 
-    def _refusal(self, intent: Intent) -> str | None:
+    def _refusal(self, intent: Intent) -> Notice | None:
         try:
             act(self.series, self.seat, intent, away=self._away_name, rng=self.rng)
         except SeriesError as refusal:
@@ -303,7 +304,7 @@ class OnlineGameScreen(GameScreen):
         try:
             check_hint(self.series, self.seat, away=self._away_name)
         except SeriesError as refusal:
-            self.notice = str(refusal)
+            self.notice = refusal.notice
             return
         super().action_hint()
         if self.board.hints:

@@ -1,16 +1,15 @@
 """The status line under the board: whose turn it is, the result, or a short notice.
 
-It is laid out for the width it has: its lines break between sentences, clauses and
-the "·"-separated key hints, never inside one; where a phrase would not fit, a
-shorter wording of it stands in (a name cut shorter, fewer words), so nothing is cut
-mid-phrase at any size the game supports.
+It is laid out for the width it has: its lines break between phrases (a notice comes in
+its phrases, `tictactoe.notices`; the state of the series and the "·"-separated key hints
+are worded here), never inside one; where a phrase would not fit, a shorter wording of it
+stands in (a name cut shorter, fewer words), so nothing is cut mid-phrase at any size the
+game supports.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from rich.cells import cell_len
@@ -18,61 +17,13 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tictactoe.names import NAME_WIDTH, short
+from tictactoe.notices import Notice, Phrase
 from tictactoe.series import Series
 
-__all__ = ["Phrase", "StatusLine", "describe", "lay_out", "notice_phrases"]
+__all__ = ["Phrase", "StatusLine", "describe", "lay_out"]
 
 NAME_WIDTHS: Final = (NAME_WIDTH, 12, 8)
 """The widths a name on the status line is cut to, widest first, as the line narrows."""
-
-
-@dataclass(frozen=True)
-class Phrase:
-    """A piece of the status line that is never broken: its wordings, longest first, and
-    what joins it to the phrase before on one line ("\\n": it always starts a line)."""
-
-    wordings: tuple[str, ...]
-    joiner: str = " "
-
-
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?…:])\s+")
-"""Where a notice may break: after a sentence or a clause (a colon)."""
-
-_SHORTER: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
-    (re.compile(r"^press n or Enter for the next one\.$"), "n or Enter: next match."),
-    (re.compile(r"^n or Enter: next match\.$"), "n: next match."),
-    (re.compile(r"^its moves can no longer be taken back\.$"), "moves are final."),
-    (re.compile(r"^There is no move to take back([:.])$"), r"Nothing to undo\1"),
-    (re.compile(r"^no match is in progress\.$"), "no match is on."),
-    (re.compile(r"^The marks are already chosen for this match\.$"), "The marks are chosen."),
-    (re.compile(r"^(.+) needs a match in progress\.$"), r"\1 needs a match."),
-    (re.compile(r"^No marks are chosen yet\.$"), "No marks yet."),
-    (re.compile(r"^Finish this match first\.$"), "Finish this match."),
-    (re.compile(r"^(.+) chooses (the|its own) mark( this match)?\.$"), r"\1 chooses."),
-    (re.compile(r"^([XO]) wins with best play\.$"), r"Best play: \1 wins."),
-    (re.compile(r"^Draw with best play\.$"), "Best play: a draw."),
-    (re.compile(r" \([^()]*\)"), ""),  # an aside in brackets: "Cell 7 (top-left) is taken…"
-)
-"""Shorter wordings of what the game says, tried in turn on a phrase too long for its line."""
-
-
-def _wordings(phrase: str) -> tuple[str, ...]:
-    wordings = [phrase]
-    for pattern, shorter in _SHORTER:
-        shortened = pattern.sub(shorter, wordings[-1])
-        if shortened != wordings[-1]:
-            wordings.append(shortened)
-    return tuple(wordings)
-
-
-def notice_phrases(notice: str) -> list[Phrase]:
-    """A notice cut into its sentences and clauses, each with its shorter wordings."""
-    phrases = []
-    for number, line in enumerate(notice.split("\n")):
-        for index, part in enumerate(_SENTENCE_END.split(line.strip())):
-            joiner = "\n" if number and not index else " "
-            phrases.append(Phrase(_wordings(part), joiner))
-    return phrases
 
 
 def _named(template: str, name: str) -> tuple[str, ...]:
@@ -146,10 +97,10 @@ class StatusLine(Static):
         super().__init__(id=id)
         self._phrases: list[Phrase] = []
 
-    def show(self, series: Series, notice: str) -> None:
+    def show(self, series: Series, notice: Notice) -> None:
         """Show `notice`, or the state of `series` when there is none."""
         self.set_class(bool(notice), "-notice")
-        self._phrases = notice_phrases(notice) if notice else describe(series)
+        self._phrases = list(notice.phrases) if notice else describe(series)
         self._lay_out()
 
     def on_resize(self) -> None:
