@@ -8,7 +8,6 @@ field has handled every key sent to it before it reads them.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
 from textual import events, on
@@ -25,6 +24,7 @@ from tictactoe.config import GameConfig
 from tictactoe.names import DEFAULT_NAMES, clean_name
 from tictactoe.online.relay_target import parse_relay
 from tictactoe.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
+from tictactoe.widgets.drained import drained
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
 __all__ = ["FriendOnline", "NewGameScreen"]
@@ -85,13 +85,6 @@ class OpponentChoice(OwnKeys, RadioSet):
         """Start the highlight on the option chosen (the command line may have chosen one)."""
         for _ in range(max(0, self.pressed_index)):
             self.action_next_button()
-
-
-async def drained(widget: Widget) -> None:
-    """Wait until `widget` has handled every message already sent to it (keys included)."""
-    done = asyncio.Event()
-    widget.call_later(done.set)
-    await done.wait()
 
 
 class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):

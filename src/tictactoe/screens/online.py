@@ -27,9 +27,10 @@ from tictactoe.online.codes import CODE_LENGTH, normalise_code
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
 from tictactoe.screens.game import GameScreen
-from tictactoe.screens.new_game import NameField, drained
+from tictactoe.screens.new_game import NameField
 from tictactoe.seats import act, away_notice, check_hint, chooses_now
 from tictactoe.series import Intent, Series, SeriesError
+from tictactoe.widgets.drained import drained
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
 __all__ = [

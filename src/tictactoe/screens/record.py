@@ -8,7 +8,6 @@ every column fits; `i` (or Enter on a player) shows the row in full (`DetailsScr
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable
 from typing import ClassVar, Final
 
@@ -35,6 +34,7 @@ from tictactoe.screens.record_rows import (
 )
 from tictactoe.screens.replay import ReplayPane, local_time
 from tictactoe.series import Player
+from tictactoe.widgets.drained import drained
 from tictactoe.widgets.paged_table import PAGE, PagedTable, Row
 from tictactoe.widgets.too_small import TooSmall, too_small
 
@@ -71,13 +71,6 @@ _TAB_TARGETS: Final = {
     "replay": "replay",
 }
 """What takes the keys on each tab."""
-
-
-async def _settled(widget: Widget) -> None:
-    """Wait until `widget` has handled every message already sent to it."""
-    done = asyncio.Event()
-    widget.call_later(done.set)
-    await done.wait()
 
 
 class RecordScreen(InfoScreen):
@@ -416,7 +409,7 @@ class RecordScreen(InfoScreen):
         # they would switch back. Wait for them.
         for node in (target, *target.ancestors):
             if isinstance(node, Widget):
-                await _settled(node)
+                await drained(node)
             if node is self.tabs:
                 break
 
