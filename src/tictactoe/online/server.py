@@ -13,13 +13,13 @@ import contextlib
 import hmac
 import itertools
 import logging
-import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aiohttp import WSMessage, WSMsgType, web
 
+from tictactoe.doors.bounds import Bucket
 from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
 from tictactoe.online.codes import Throttle
 from tictactoe.online.protocol import (
@@ -58,26 +58,6 @@ NOT_FROM_A_DOOR: Final = "Join with the ssh line or the web address of the invit
 
 CLOSE_WITHIN: Final = 2.0
 """Seconds `stop` takes at most to end every link."""
-
-
-class _Bucket:
-    """A token bucket: `RATE` tokens a second, at most `RATE` kept."""
-
-    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate = rate
-        self.clock = clock
-        self.tokens = rate
-        self.stamp = clock()
-
-    def take(self) -> bool:
-        """Whether one more message may pass now."""
-        now = self.clock()
-        self.tokens = min(self.rate, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 @dataclass(eq=False)
@@ -207,12 +187,12 @@ class AuthorityServer:
             return
         if not self._join(link, hello):
             return
-        bucket = _Bucket(self.rate)
+        bucket = Bucket(self.rate)
         while not link.closing:
             frame = await link.ws.receive()
             if frame.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
                 return
-            if not bucket.take():
+            if bucket.take():  # past the rate: a client that floods is closed
                 self._refuse(link, "too many messages")
                 return
             message = self._read(link, frame)
