@@ -186,6 +186,21 @@ async def test_after_the_grace_everyone_is_told_and_the_seat_may_still_come_back
     assert (await state(host, lambda s: s.away is None)).names == ("Alice", "Bob")
 
 
+async def test_once_the_grace_is_over_nothing_is_sent_until_something_changes(
+    server: AuthorityServer, clock: Clock
+) -> None:
+    host, guest, _watcher = await three(server)
+    await guest.close()
+    await state(host, lambda s: s.away is not None)
+    clock.now += 61
+    await state(host, lambda s: s.away is not None and s.away.seconds_left == 0)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(host.receive(), 1.5)  # the server's clock ticks on meanwhile
+    back = await link(server, "Bob")
+    assert (await state(host)).away is None
+    await back.close()
+
+
 async def test_a_wrong_code_is_denied(server: AuthorityServer) -> None:
     with pytest.raises(LinkDenied, match=r"^That is not the code of this series\.$"):
         await AuthorityLink.open(server.url, door_hello("ABCDEF", "Eve", "203.0.113.9"))
