@@ -21,6 +21,7 @@ from textual.screen import Screen
 import tictactoe.app
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
+from tictactoe.notices import Notice
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import Away, ClientMessage, State
 from tictactoe.online_app import JoinSetup, OnlineApp
@@ -79,7 +80,7 @@ def state(**changes: Any) -> State:
         "names": ("Alice", "Bob"),
         "watchers": 1,
         "away": None,
-        "notice": "",
+        "notice": Notice(),
     }
     return State(**(values | changes))
 
