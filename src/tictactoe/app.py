@@ -33,6 +33,7 @@ from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.series import Series
 from tictactoe.served import is_served
 from tictactoe.settings import SettingsStore
+from tictactoe.table import LocalTable
 from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 if TYPE_CHECKING:
@@ -195,12 +196,14 @@ class TicTacToeApp(CrashReporting[Series | None]):
         self.push_screen(self._game_screen(series))
 
     def _game_screen(self, series: Series) -> GameScreen:
-        return GameScreen(
-            series,
-            layout=self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD,
-            computer_delay=self.config.computer_delay,
-            rng=self.rng,
-        )
+        table = LocalTable(series, computer_delay=self.config.computer_delay, rng=self.rng)
+        table.ends_with(lambda: self.return_code is not None)
+        return GameScreen(table, layout=self.key_layout)
+
+    @property
+    def key_layout(self) -> KeyLayout:
+        """The layout asked for: on the command line, else in the settings, else the numpad's."""
+        return self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD
 
     def notify(
         self,

@@ -20,7 +20,6 @@ from rich.console import RenderableType
 
 from tictactoe.app import TicTacToeApp, write_crash_log
 from tictactoe.config import GameConfig
-from tictactoe.keys import KeyLayout
 from tictactoe.names import DEFAULT_NAMES, clean_name, short
 from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.online.invitation import Invitation
@@ -34,7 +33,9 @@ from tictactoe.online.protocol import (
     Refused,
     State,
 )
-from tictactoe.screens.online import InvitationScreen, JoinScreen, OnlineGameScreen
+from tictactoe.online.seat_table import SeatTable
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.online import InvitationScreen, JoinScreen
 from tictactoe.series import Series
 
 if TYPE_CHECKING:
@@ -170,37 +171,39 @@ class OnlineApp(TicTacToeApp):
                 case State():
                     await self._show(message)
                 case Refused(notice=notice):
-                    game = self.online_game
-                    if game is not None:
-                        game.refuse(notice)
+                    table = self.seat
+                    if table is not None:
+                        table.refused(notice)
                 case Ended(text=text, series=series):
                     self._end(text, series)
                     return
         self._end("The link to the host's game was lost: the series has ended.", None)
 
     async def _show(self, state: State) -> None:
-        game = self.online_game
+        table = self.seat
         if state.series is None:
             return  # the host's invitation stays up until a friend joins
-        if game is None:
+        if table is None:
             assert self.link is not None
-            game = OnlineGameScreen(
+            table = SeatTable(
                 state.series,
                 seat=self.link.welcome.seat,
                 send=self.send,
-                layout=self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD,
+                invite=self.action_invite if self.hosting is not None else None,
             )
+            game = GameScreen(table, layout=self.key_layout)
             self.series = state.series
             if isinstance(self.screen, InvitationScreen):
                 await self.switch_screen(game)
             else:
                 await self.push_screen(game)
-        game.receive(state)
+        table.receive(state)
 
     @property
-    def online_game(self) -> OnlineGameScreen | None:
+    def seat(self) -> SeatTable | None:
+        """This seat's table, once the series is on show."""
         game = self.game_screen
-        return game if isinstance(game, OnlineGameScreen) else None
+        return game.table if game and isinstance(game.table, SeatTable) else None
 
     def _end(self, text: str, series: Series | None) -> None:
         """The series is over for everyone: say why, print the score, leave."""
@@ -239,7 +242,7 @@ class OnlineApp(TicTacToeApp):
             if self.hosting is None and self.link is not None:
                 with contextlib.suppress(LinkError, TimeoutError):
                     await asyncio.wait_for(self.link.leave(), LEAVE_WITHIN)
-            watching = isinstance(game, OnlineGameScreen) and game.seat is None
+            watching = self.seat is not None and self.seat.watching
             if game is not None:
                 self.farewell = "You stopped watching." if watching else "You ended the series."
         await super().action_quit()
@@ -256,12 +259,6 @@ class OnlineApp(TicTacToeApp):
             " the host's log has the details.",
             file=sys.stderr,
         )
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The invitation is the host's to show."""
-        if action == "invite":
-            return self.hosting is not None
-        return super().check_action(action, parameters)
 
     def action_invite(self) -> None:
         """The host shows the invitation again (for someone else to watch)."""

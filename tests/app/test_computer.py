@@ -11,6 +11,7 @@ from tictactoe.keys import KeyLayout
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.series import FirstMove
+from tictactoe.table import LocalTable
 
 NUMPAD = KeyLayout.NUMPAD
 
@@ -110,7 +111,8 @@ async def test_the_computer_chooses_its_own_mark_in_the_second_match(start: Star
     async with start(player1="Ada", level=Level.HARD) as ui:
         await ui.press("x")
         await play_script(ui, [0, 8, 2, 6, 4, 1, 3, 5, 7])
-        ui.game.computer_delay = 0.5  # its choice and its move each after a visible pause
+        assert isinstance(ui.game.table, LocalTable)
+        ui.game.table.computer_delay = 0.5  # its choice and its move each after a visible pause
 
         await ui.press("n")
         await ui.pilot.pause()

@@ -21,9 +21,11 @@ from tictactoe.engine import Mark
 from tictactoe.online.client import AuthorityLink
 from tictactoe.online.hosting import HostConfig, Hosting
 from tictactoe.online.protocol import Away, Ended, Hello, State
+from tictactoe.online.seat_table import SeatTable
 from tictactoe.online_app import JoinSetup, OnlineApp
+from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.online import InvitationScreen, JoinScreen, OnlineGameScreen
+from tictactoe.screens.online import InvitationScreen, JoinScreen
 from tictactoe.series import ChooseMark, Play, Series
 
 SIZE = (100, 32)
@@ -125,7 +127,7 @@ async def test_the_host_waits_with_an_invitation_then_plays_a_friend(
         await pilot.press("5")  # Alice holds X and moves first
         await bob.until(lambda: bob.series.match and bob.series.match.moves == (4,))
         game = hosted.screen
-        assert isinstance(game, OnlineGameScreen)
+        assert isinstance(game, GameScreen) and isinstance(game.table, SeatTable)
         await pilot.press("7")  # not Alice's turn: refused in words, nothing sent
         await pilot.pause()
         assert "Bob's turn" in str(game.notice)
@@ -168,9 +170,10 @@ async def test_a_friend_joins_gives_a_name_and_is_refused_out_of_turn(
                 pilot, lambda: "Alice" in str(app.screen.query_one("#join-notice").render())
             )
             await pilot.press(*["backspace"] * 5, *"Bob", "enter")
-            await settle(pilot, lambda: isinstance(app.screen, OnlineGameScreen))
+            await settle(pilot, lambda: isinstance(app.screen, GameScreen))
             game = app.screen
-            assert isinstance(game, OnlineGameScreen) and game.seat == 1
+            assert isinstance(game, GameScreen) and isinstance(game.table, SeatTable)
+            assert game.table.seat == 1
             await pilot.press("x")  # Alice chooses this match
             await pilot.pause()
             assert "Alice" in str(game.notice)
@@ -205,7 +208,7 @@ async def test_q_on_the_host_ends_the_series_for_everyone_in_a_sentence(
         )
         await settle(pilot, lambda: isinstance(hosted.screen, MarkChoiceScreen))
         await pilot.press("x")
-        await settle(pilot, lambda: isinstance(hosted.screen, OnlineGameScreen))
+        await settle(pilot, lambda: isinstance(hosted.screen, GameScreen))
         await pilot.press("q")
         await settle(pilot, lambda: hosted.return_code is not None)
     assert hosted.farewell == "You ended the series."
@@ -238,7 +241,7 @@ async def test_a_watcher_who_leaves_ends_nothing(host_config: HostConfig) -> Non
         )
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press(*"Carol", "enter")
-            await settle(pilot, lambda: isinstance(app.screen, OnlineGameScreen))
+            await settle(pilot, lambda: isinstance(app.screen, GameScreen))
             await alice.until(lambda: alice.state is not None and alice.state.watchers == 1)
             await pilot.press("5", "q")
             await alice.until(lambda: alice.state is not None and alice.state.watchers == 0)
@@ -330,7 +333,7 @@ class ShowingASeat(OnlineApp):
 
     CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
 
-    def __init__(self, game: OnlineGameScreen) -> None:
+    def __init__(self, game: GameScreen) -> None:
         super().__init__(GameConfig(save=False), JoinSetup())
         self.game = game
 
@@ -340,7 +343,8 @@ class ShowingASeat(OnlineApp):
 
 async def test_a_seat_shows_the_grace_the_authority_counts_and_counts_none_itself() -> None:
     series = Series.new("Alice", "Bob").apply(ChooseMark(Mark.X)).apply(Play(4))
-    game = OnlineGameScreen(series, seat=0, send=lambda message: None)
+    table = SeatTable(series, seat=0, send=lambda message: None)
+    game = GameScreen(table)
     app = ShowingASeat(game)
 
     def told(seconds_left: float) -> State:
@@ -348,14 +352,14 @@ async def test_a_seat_shows_the_grace_the_authority_counts_and_counts_none_itsel
 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: app.screen is game)
-        game.receive(told(90.0))
+        table.receive(told(90.0))
         await pilot.pause()
         assert str(game.notice) == "Bob's connection dropped.\nWaiting for Bob to come back (1:30)."
         await pilot.pause(2.1)  # the authority has said nothing since: nothing changes
         assert str(game.notice).endswith("(1:30).")
-        game.receive(told(89.0))
+        table.receive(told(89.0))
         assert str(game.notice).endswith("(1:29).")
-        game.receive(told(0.0))
+        table.receive(told(0.0))
         assert str(game.notice) == (
             "Bob has not come back.\nKeep waiting, or press q to end the series."
         )

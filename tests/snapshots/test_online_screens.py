@@ -24,8 +24,10 @@ from tictactoe.engine import Mark
 from tictactoe.notices import Notice
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import Away, ClientMessage, State
+from tictactoe.online.seat_table import SeatTable
 from tictactoe.online_app import JoinSetup, OnlineApp
-from tictactoe.screens.online import InvitationScreen, JoinScreen, OnlineGameScreen
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.online import InvitationScreen, JoinScreen
 from tictactoe.series import ChooseMark, Play, Series
 
 SIZE: Final = (100, 32)
@@ -70,7 +72,7 @@ def _ignore(message: ClientMessage) -> None:
 
 
 def seat(index: int | None) -> Callable[[], Screen[Any]]:
-    return lambda: OnlineGameScreen(mid_match(), seat=index, send=_ignore)
+    return lambda: GameScreen(SeatTable(mid_match(), seat=index, send=_ignore))
 
 
 def state(**changes: Any) -> State:
@@ -120,8 +122,8 @@ def test_the_invitation_says_why_the_relay_is_not_open(snap_compare: Any) -> Non
 def test_a_seat_is_told_it_is_not_its_turn(snap_compare: Any) -> None:
     async def press_out_of_turn(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
-        assert isinstance(screen, OnlineGameScreen)
-        screen.receive(state())
+        assert isinstance(screen, GameScreen) and isinstance(screen.table, SeatTable)
+        screen.table.receive(state())
         await pilot.press("7")  # Alice's board, Bob to move
 
     assert snap_compare(Showing(seat(0)), terminal_size=SIZE, run_before=press_out_of_turn)
@@ -130,8 +132,8 @@ def test_a_seat_is_told_it_is_not_its_turn(snap_compare: Any) -> None:
 def test_a_watcher_sees_the_board_read_only(snap_compare: Any) -> None:
     async def press(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
-        assert isinstance(screen, OnlineGameScreen)
-        screen.receive(state(watchers=1))
+        assert isinstance(screen, GameScreen) and isinstance(screen.table, SeatTable)
+        screen.table.receive(state(watchers=1))
         await pilot.press("7")
 
     assert snap_compare(Showing(seat(None)), terminal_size=SIZE, run_before=press)
@@ -140,8 +142,8 @@ def test_a_watcher_sees_the_board_read_only(snap_compare: Any) -> None:
 def test_the_host_may_end_a_series_whose_friend_has_not_come_back(snap_compare: Any) -> None:
     async def dropped(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
-        assert isinstance(screen, OnlineGameScreen)
-        screen.receive(state(away=Away(seat=1, name="Bob", seconds_left=0.0), watchers=0))
+        assert isinstance(screen, GameScreen) and isinstance(screen.table, SeatTable)
+        screen.table.receive(state(away=Away(seat=1, name="Bob", seconds_left=0.0), watchers=0))
         await pilot.pause()
 
     assert snap_compare(Showing(seat(0)), terminal_size=SIZE, run_before=dropped)

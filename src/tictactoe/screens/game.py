@@ -1,15 +1,16 @@
-"""The main screen: it holds the series and turns what people do into intents for the core.
+"""The game screen: it shows the series its table gives, and turns what people do into intents.
 
-Every game key is a priority binding, so Textual runs its action as the key comes off the
-app's queue, in the order typed; the action turns the key into an intent (`Play`, `Undo`…)
-and applies it at once, against the series the key before it left. A click, the mark
-dialog's answer and the computer's timer apply theirs the same way. Nothing here decides
-a rule: the `Series` says what is allowed, and why not.
+It plays at a `Table` (`tictactoe.table`): a `LocalTable` when the series lives in this process,
+a `SeatTable` when it lives in the host's authority online. Every game key is a priority
+binding, so Textual runs its action as the key comes off the app's queue, in the order typed;
+the action turns the key into an intent (`Play`, `Undo`…) and gives it to the table at once,
+against the series the key before it left. A click and the mark dialog's answer give theirs the
+same way. Nothing here decides a rule: the core says what is allowed, and why not.
 """
 
 from __future__ import annotations
 
-import random
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -18,12 +19,10 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Header
 
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
-from tictactoe.names import short
 from tictactoe.notices import Notice, hint_notice
 from tictactoe.series import (
     CellTaken,
@@ -36,6 +35,7 @@ from tictactoe.series import (
     SeriesError,
     Undo,
 )
+from tictactoe.table import Table
 from tictactoe.widgets.board import Board
 from tictactoe.widgets.history import MoveHistory
 from tictactoe.widgets.scoreboard import Scoreboard
@@ -58,7 +58,7 @@ def _match_over(series: Series) -> bool:
 
 
 class GameScreen(MinimumSize, Screen[None]):
-    """Holds the one `Series` of the session; the board and scoreboard render it."""
+    """Shows the series of its `Table`; the board and scoreboard render it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u,ctrl+z", "undo", "Undo", key_display="u", priority=True),
@@ -72,6 +72,7 @@ class GameScreen(MinimumSize, Screen[None]):
         Binding("enter,space", "confirm", "Play the cursor's cell", show=False, priority=True),
         Binding("x", "choose_mark('X')", "Take X", show=False, priority=True),
         Binding("o", "choose_mark('O')", "Take O", show=False, priority=True),
+        Binding("i", "invite", "Invite", priority=True),
         *(
             Binding(
                 key, f"move_cursor({rows}, {columns})", f"Cursor {key}", show=False, priority=True
@@ -101,29 +102,20 @@ class GameScreen(MinimumSize, Screen[None]):
         """A person is to choose a mark: the app opens the dialog that asks them."""
 
     series: var[Series] = var(Series.new, init=False)
-    """The series in progress: the single source of truth for everything on screen."""
+    """The series on show, as the table gives it: everything on screen is drawn from it."""
     key_layout: var[KeyLayout] = var(KeyLayout.NUMPAD, init=False)
     """Which digit takes which cell."""
     notice: var[Notice] = var(Notice, init=False)
     """A short message about the last input (a refusal, the computer's choice, a hint), in
     its phrases; the empty notice when there is none."""
 
-    def __init__(
-        self,
-        series: Series,
-        *,
-        layout: KeyLayout = KeyLayout.NUMPAD,
-        computer_delay: float = 0.4,
-        rng: random.Random | None = None,
-    ) -> None:
+    def __init__(self, table: Table, *, layout: KeyLayout = KeyLayout.NUMPAD) -> None:
         super().__init__()
-        self.set_reactive(GameScreen.series, series)
+        self.table = table
+        """What this screen plays at: where the series lives."""
+        table.attach(self)  # from now on: a key may come before the screen is mounted
+        self.set_reactive(GameScreen.series, table.series)
         self.set_reactive(GameScreen.key_layout, layout)
-        self.computer_delay = computer_delay
-        """Seconds the computer seems to think before it acts."""
-        self.rng = rng or random.Random()
-        """Every random choice of the session comes from here, so a seed replays it."""
-        self._computer_timer: Timer | None = None
         self.board = Board(id="board")
         self.status = StatusLine(id="status")
         self.scoreboard = Scoreboard(id="scoreboard")
@@ -145,7 +137,7 @@ class GameScreen(MinimumSize, Screen[None]):
         self.board.key_layout = self.key_layout
         self._show(self.series)
         self.board.focus()
-        self._next_step()
+        self.table.next_step()
 
     # State flows down.
 
@@ -155,7 +147,7 @@ class GameScreen(MinimumSize, Screen[None]):
             self.post_message(self.MatchFinished(series))
         if _match_over(series) != _match_over(old):
             self.refresh_bindings()  # the footer offers n only between matches
-        self._next_step()
+        self.table.next_step()
 
     def _show(self, series: Series) -> None:
         self.board.match = series.match
@@ -173,17 +165,31 @@ class GameScreen(MinimumSize, Screen[None]):
     def on_screen_resume(self) -> None:
         self.board.focus()
 
+    # What the table tells (`tictactoe.table.View`).
+
+    def show(self, series: Series, notice: Notice) -> None:
+        self.notice = notice
+        self.series = series
+
+    def say(self, notice: Notice) -> None:
+        self.notice = notice
+
+    def want_mark(self) -> None:
+        self.post_message(self.MarkWanted())
+
+    def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
+        return self.set_timer(delay, then).stop
+
+    def set_subtitle(self, text: str) -> None:
+        self.sub_title = text
+
     # Input: each key, click or answer is an intent, applied as it arrives.
 
     def apply(self, intent: Intent) -> None:
-        """Apply `intent` to the series; a refusal is said on the status line."""
-        try:
-            series = self.series.apply(intent, self.rng)
-        except SeriesError as refusal:
-            self.notice = self._explain(refusal)
-            return
-        self.notice = Notice()
-        self.series = series
+        """Give `intent` to the table; a refusal is said on the status line."""
+        refusal = self.table.act(intent)
+        if refusal is not None:
+            self.table.refused(self._explain(refusal))
 
     def action_play_key(self, key: str) -> None:
         """A digit: the cell it names in the layout in force."""
@@ -211,10 +217,20 @@ class GameScreen(MinimumSize, Screen[None]):
         self.apply(Undo())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Below the minimum size no key acts; `n` is offered only once a match is over."""
+        """Below the minimum size no key acts; `n` is offered only once a match is over; a
+        watcher's footer offers none of the players' keys, and they do nothing (a digit or a
+        mark still says that this screen is watching); `i` is the host's, online."""
         if action == "next_match" and parameters != (False,) and not _match_over(self.series):
             return False
+        if self.table.watching and action in ("undo", "hint", "next_match"):
+            return False
+        if action == "invite" and not self.table.can_invite:
+            return False
         return super().check_action(action, parameters)
+
+    def action_invite(self) -> None:
+        """The host shows the invitation again (for someone else to watch)."""
+        self.table.invite()
 
     def action_next_match(self, offered: bool = True) -> None:
         """The next match (`offered` is False for `n` pressed before one is offered: the
@@ -225,6 +241,9 @@ class GameScreen(MinimumSize, Screen[None]):
         """Mark the best cells for the player to move and say where best play leads."""
         series = self.series
         try:
+            refusal = self.table.check_hint()
+            if refusal is not None:
+                raise refusal
             analysis = series.hint()
         except SeriesError as refusal:
             self.notice = refusal.notice
@@ -236,11 +255,13 @@ class GameScreen(MinimumSize, Screen[None]):
             best = "any free cell"
         self.board.hints = analysis.best_moves
         self.notice = hint_notice(best, analysis)
+        if analysis.best_moves:
+            self.table.hinted()
 
     def choose_mark(self, mark: Mark | None) -> None:
         """The mark dialog's answer: a mark, or None to quit."""
         if mark is None:
-            self.app.exit(self.series)
+            self.table.quit(self.app)
         else:
             self.apply(ChooseMark(mark))
 
@@ -249,35 +270,3 @@ class GameScreen(MinimumSize, Screen[None]):
         if isinstance(refusal, CellTaken):
             return refusal.by_key(self.key_layout.key_for(refusal.cell))
         return refusal.notice
-
-    # The flow between intents: the mark dialog, and the computer's pause.
-
-    def _next_step(self) -> None:
-        """Ask for the mark dialog when a person chooses; give the computer its pause."""
-        series = self.series
-        if series.awaits_computer:
-            if self._computer_timer is None:
-                # (Textual's timer divides by its interval when it fires late: never zero.)
-                delay = max(self.computer_delay, 0.001)
-                self._computer_timer = self.set_timer(delay, self._computer_due)
-            return
-        if self._computer_timer is not None:
-            self._computer_timer.stop()
-            self._computer_timer = None
-        if series.person_choosing is not None:
-            self.post_message(self.MarkWanted())
-
-    def _computer_due(self) -> None:
-        self._computer_timer = None
-        if self.app.return_code is not None:
-            return  # the session is ending: the score printed stays the score
-        try:
-            step = self.series.computer_step(self.rng)
-        except SeriesError:
-            return  # an undo got there first: nothing is due any more
-        notice = Notice()
-        if step.mark is not None:
-            chooser = step.series.players[step.series.chooser]
-            notice = Notice.of(f"{short(chooser.name)} chose {step.mark}.")
-        self.notice = notice
-        self.series = step.series

@@ -8,7 +8,6 @@ and the board changes when the new state comes back, on every screen at once.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
@@ -20,28 +19,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static
 
-from tictactoe.engine import Mark
-from tictactoe.keys import KeyLayout
-from tictactoe.notices import Notice
 from tictactoe.online.codes import CODE_LENGTH, normalise_code
 from tictactoe.online.invitation import Invitation
-from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
-from tictactoe.screens.game import GameScreen
 from tictactoe.screens.new_game import NameField
-from tictactoe.seats import act, away_notice, check_hint, chooses_now
-from tictactoe.series import Intent, Series, SeriesError
 from tictactoe.widgets.drained import drained
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
-__all__ = [
-    "InvitationScreen",
-    "JoinScreen",
-    "OnlineGameScreen",
-]
-
-REFUSAL_SHOWN = 2.0
-"""Seconds a refusal stays on the status line before the count of a dropped link's grace,
-as the authority sends it, takes its place again."""
+__all__ = ["InvitationScreen", "JoinScreen"]
 
 
 class InvitationScreen(MinimumSize, Screen[None]):
@@ -212,113 +196,3 @@ class JoinScreen(MinimumSize, Screen[bool]):
 
     def action_leave(self) -> None:
         self.dismiss(False)
-
-
-class OnlineGameScreen(GameScreen):
-    """The board of one seat (or of a watcher) in a series the host's authority holds."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("i", "app.invite", "Invite", priority=True),
-    ]
-
-    def __init__(
-        self,
-        series: Series,
-        *,
-        seat: int | None,
-        send: Callable[[ClientMessage], None],
-        layout: KeyLayout = KeyLayout.NUMPAD,
-    ) -> None:
-        super().__init__(series, layout=layout, computer_delay=0)
-        self.seat = seat
-        """This screen's seat (0 the host, 1 the guest), or None for a watcher."""
-        self.version = 0
-        """The version of the state shown: an intent says which state it was meant for."""
-        self.away: Away | None = None
-        """The seat whose link dropped, while the series waits for it."""
-        self._refused_at = float("-inf")
-        self._send = send
-        self._said = Notice()
-        """The last notice the authority gave with a state."""
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A watcher's footer offers none of the players' keys, and they do nothing (a digit
-        or a mark still says that this screen is watching)."""
-        if self.seat is None and action in ("undo", "hint", "next_match"):
-            return False
-        return super().check_action(action, parameters)
-
-    def receive(self, state: State) -> None:
-        """A new state from the authority: shown as it is."""
-        self.version = state.version
-        self.away = state.away
-        self.sub_title = self._subtitle(state.watchers)
-        if state.notice or self._said:
-            self._said = state.notice
-            self.notice = state.notice
-        if state.series is not None and state.series != self.series:
-            self.notice = state.notice
-            self.series = state.series
-        self._show_away()
-
-    def _subtitle(self, watchers: int) -> str:
-        if self.seat is None:
-            return "watching"
-        return f"online · {watchers} watching" if watchers else "online"
-
-    def refuse(self, notice: Notice) -> None:
-        """Say why an intent was refused; while a seat is away, the count of its grace
-        that the authority sends takes its place after `REFUSAL_SHOWN` seconds."""
-        self.notice = notice
-        self._refused_at = time.monotonic()
-
-    def _show_away(self) -> None:
-        """While a seat's link is down, the notice is its grace as the authority counts it
-        (the authority sends it anew as it counts: this screen keeps no clock of its own)."""
-        away = self.away
-        if away is None or time.monotonic() - self._refused_at < REFUSAL_SHOWN:
-            return
-        self.notice = away_notice(away.name, away.seconds_left, seat=self.seat)
-
-    def apply(self, intent: Intent) -> None:
-        """Send `intent` to the authority, unless the core already says it is not ours."""
-        refusal = self._refusal(intent)
-        if refusal is not None:
-            self.refuse(refusal)
-            return
-        self.notice = Notice()
-        self._send(Act(self.version, intent))
-
-    def _refusal(self, intent: Intent) -> Notice | None:
-        try:
-            act(self.series, self.seat, intent, away=self._away_name, rng=self.rng)
-        except SeriesError as refusal:
-            return self._explain(refusal)
-        return None
-
-    @property
-    def _away_name(self) -> str | None:
-        return None if self.away is None else self.away.name
-
-    def action_hint(self) -> None:
-        """A hint on this seat's own turn; the other screens are told it was asked for."""
-        try:
-            check_hint(self.series, self.seat, away=self._away_name)
-        except SeriesError as refusal:
-            self.notice = refusal.notice
-            return
-        super().action_hint()
-        if self.board.hints:
-            self._send(AskHint())
-
-    def _next_step(self) -> None:
-        """The mark dialog opens only on the chooser's own screen; nobody else waits on it."""
-        if chooses_now(self.series, self.seat, away=self._away_name):
-            self.post_message(self.MarkWanted())
-
-    def choose_mark(self, mark: Mark | None) -> None:
-        """The dialog's answer; its Quit leaves the series, as `q` does."""
-        if mark is None:
-            self.app.call_later(self.app.action_quit)
-        else:
-            super().choose_mark(mark)
