@@ -34,6 +34,7 @@ from tictactoe.online.protocol import (
     State,
 )
 from tictactoe.online.seat_table import SeatTable
+from tictactoe.online.server import HostLink
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.online import InvitationScreen, JoinScreen
 from tictactoe.series import Series
@@ -78,7 +79,7 @@ class OnlineApp(TicTacToeApp):
         self.setup = setup
         self.hosting: Hosting | None = None
         """The doors and the authority, in the host's app once they are open."""
-        self.link: AuthorityLink | None = None
+        self.link: AuthorityLink | HostLink | None = None
         self.farewell = ""
         """The sentence that ended the series, printed before the final score."""
         self._outbox: asyncio.Queue[ClientMessage] = asyncio.Queue()
@@ -103,25 +104,23 @@ class OnlineApp(TicTacToeApp):
         )
 
     async def _connect(self, code: str, name: str) -> str | None:
-        """Join with `code` and `name`: None once joined, else the reason in a sentence."""
-        url, token = self.setup.link_url, None
-        if self.setup.host is not None:
-            if self.hosting is None:
-                try:
-                    self.hosting = await self.setup.host(name)
-                except OSError as error:
-                    return f"The doors cannot open: {error.strerror or error}."
-                self.hosting.invitation_changed = self._invitation_changed
-            url, token, code = self.hosting.link_url, self.hosting.host_token, self.hosting.code
-        hello = Hello(
-            code=code,
-            name=clean_name(name, DEFAULT_NAMES[0]),
-            peer=self.setup.peer,
-            host_token=token,
-            door_key=self.setup.door_key,
-        )
+        """Join with `code` and `name`: None once joined, else the reason in a sentence. The
+        host's seat links to the authority in this process; a friend's, over its websocket."""
+        name = clean_name(name, DEFAULT_NAMES[0])
         try:
-            self.link = await AuthorityLink.open(url, hello)
+            if self.setup.host is not None:
+                if self.hosting is None:
+                    try:
+                        self.hosting = await self.setup.host(name)
+                    except OSError as error:
+                        return f"The doors cannot open: {error.strerror or error}."
+                    self.hosting.invitation_changed = self._invitation_changed
+                hosting = self.hosting
+                hello = Hello(hosting.code, name, self.setup.peer, host_token=hosting.host_token)
+                self.link = hosting.server.open_local(hello)
+                return None
+            hello = Hello(code, name, self.setup.peer, door_key=self.setup.door_key)
+            self.link = await AuthorityLink.open(self.setup.link_url, hello)
         except LinkDenied as denied:
             return str(denied)
         except LinkError:
@@ -165,7 +164,7 @@ class OnlineApp(TicTacToeApp):
 
     # What the link brings.
 
-    async def _listen(self, link: AuthorityLink) -> None:
+    async def _listen(self, link: AuthorityLink | HostLink) -> None:
         async for message in link:
             match message:
                 case State():
@@ -220,7 +219,7 @@ class OnlineApp(TicTacToeApp):
         """Queue `message` for the authority; messages leave in the order asked."""
         self._outbox.put_nowait(message)
 
-    async def _send_all(self, link: AuthorityLink) -> None:
+    async def _send_all(self, link: AuthorityLink | HostLink) -> None:
         while True:
             message = await self._outbox.get()
             try:

@@ -16,7 +16,7 @@ from tictactoe.online.authority import Authority
 from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.online.codes import Throttle
 from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
-from tictactoe.online.server import AuthorityServer
+from tictactoe.online.server import AuthorityServer, HostLink
 from tictactoe.online.wire import MAX_MESSAGE, parse_server, to_json
 from tictactoe.series import ChooseMark, Play, Undo
 
@@ -64,7 +64,7 @@ async def link(server: AuthorityServer, name: str, token: str | None = None) -> 
 
 
 async def until(
-    link: AuthorityLink, wanted: Callable[[State | Refused | Ended], bool]
+    link: AuthorityLink | HostLink, wanted: Callable[[State | Refused | Ended], bool]
 ) -> State | Refused | Ended:
     """The first message `wanted` accepts (earlier ones are skipped)."""
 
@@ -368,3 +368,26 @@ async def test_stop_ends_every_link_within_two_seconds() -> None:
     await quiet.close()
     with pytest.raises(LinkError):
         await AuthorityLink.open(server.url, door_hello(CODE, "Late", "x"))
+
+
+async def test_the_hosts_own_link_in_this_process_plays_as_a_websocket_does(
+    server: AuthorityServer,
+) -> None:
+    """The host's seat links without a socket: the same welcome, states and refusals, in
+    order; a wrong token is refused; closing it leaves the seat away, as a dropped socket."""
+    with pytest.raises(LinkDenied):
+        server.open_local(Hello(CODE, "Alice", "127.0.0.1", host_token="not the token"))
+    alice = server.open_local(Hello(CODE, "Alice", "127.0.0.1", host_token=TOKEN))
+    assert alice.welcome.seat == 0
+    bob = await link(server, "Bob")
+    first = await until(alice, lambda m: isinstance(m, State) and m.series is not None)
+    assert isinstance(first, State)
+    await alice.act(first.version, ChooseMark(Mark.X))
+    chosen = await until(alice, lambda m: isinstance(m, State) and m.version > first.version)
+    assert isinstance(chosen, State)
+    await alice.act(chosen.version, Undo())
+    assert isinstance(await until(alice, lambda m: isinstance(m, Refused)), Refused)
+    await alice.close()
+    away = await until(bob, lambda m: isinstance(m, State) and m.away is not None)
+    assert isinstance(away, State) and away.away is not None and away.away.name == "Alice"
+    await bob.close()

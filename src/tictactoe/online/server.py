@@ -1,9 +1,10 @@
 """The authority's link on the host's loopback: one websocket per seat or watcher (aiohttp).
 
-Each link says `Hello` first, and then sends intents; after every change every link is
-sent the state as it sees it. The link is where hostile input stops: a message that is
-malformed, too large, binary or too fast closes that link alone, with one line in the
-log (`tictactoe.online`), and the series and every other link carry on.
+Each link says `Hello` first, and then sends intents; after every change every link is sent the
+state as it sees it. The host's own seat, in this process, is a `HostLink`: the same messages, in
+order, with no socket and no JSON between the host's screen and the authority. The link is where
+hostile input stops: a message that is malformed, too large, binary or too fast closes that link
+alone, with one line in the log (`tictactoe.online`), and the series and every other link carry on.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from aiohttp import WSMessage, WSMsgType, web
 
 from tictactoe.doors.bounds import Bucket
 from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
+from tictactoe.online.client import LinkDenied, LinkError
 from tictactoe.online.codes import Throttle
 from tictactoe.online.protocol import (
     Act,
@@ -34,10 +36,12 @@ from tictactoe.online.protocol import (
     Refused,
     ServerMessage,
     State,
+    Welcome,
 )
 from tictactoe.online.wire import MAX_MESSAGE, ProtocolError, parse_client, to_json
+from tictactoe.series import Intent
 
-__all__ = ["HELLO_TIMEOUT", "MAX_LINKS", "RATE", "AuthorityServer"]
+__all__ = ["HELLO_TIMEOUT", "MAX_LINKS", "RATE", "AuthorityServer", "HostLink"]
 
 log = logging.getLogger("tictactoe.online")
 
@@ -62,11 +66,14 @@ CLOSE_WITHIN: Final = 2.0
 
 @dataclass(eq=False)
 class _Link:
-    """One websocket: its id, where it comes from, and what waits to be sent to it."""
+    """One websocket (or the host's own link): its id, where it comes from, and what waits to
+    be sent to it."""
 
     id: LinkId
-    ws: web.WebSocketResponse
+    ws: web.WebSocketResponse | None
     peer: str
+    inbox: asyncio.Queue[ServerMessage | None] | None = None
+    """The host's own link: what it is sent, as messages; None closes it."""
     outbox: asyncio.Queue[str | None] = field(
         default_factory=lambda: asyncio.Queue(maxsize=OUTBOX + 2)
     )
@@ -162,18 +169,37 @@ class AuthorityServer:
         try:
             await self._serve(link)
         finally:
-            del self._links[link.id]
-            if self.authority.knows(link.id) and self.authority.drop(link.id):
-                self._broadcast()
-            self._close(link)
+            self._forget(link)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(writer, CLOSE_WITHIN / 2)
             await ws.close()
             self._handlers.discard(task)
         return ws
 
+    def _forget(self, link: _Link) -> None:
+        """`link` has gone: its seat is away (or its watcher gone)."""
+        if self._links.pop(link.id, None) is None:
+            return
+        if self.authority.knows(link.id) and self.authority.drop(link.id):
+            self._broadcast()
+        self._close(link)
+
+    def open_local(self, hello: Hello) -> HostLink:
+        """The host's own link, in this process: `LinkDenied` when the authority refuses it."""
+        link = _Link(next(self._ids), None, peer=hello.peer, inbox=asyncio.Queue())
+        self._links[link.id] = link
+        assert link.inbox is not None
+        if not self._join(link, hello):
+            self._forget(link)
+            first = link.inbox.get_nowait()
+            raise LinkDenied(first.text if isinstance(first, Denied) else "refused")
+        welcome = link.inbox.get_nowait()
+        assert isinstance(welcome, Welcome)
+        return HostLink(self, link, welcome)
+
     async def _serve(self, link: _Link) -> None:
         """Hello, then messages until the link closes or misbehaves."""
+        assert link.ws is not None
         try:
             first = await link.ws.receive(timeout=self.hello_timeout)
         except TimeoutError:
@@ -261,6 +287,7 @@ class AuthorityServer:
         if frame.type is WSMsgType.BINARY:
             self._refuse(link, "a binary frame")
         elif frame.type is WSMsgType.ERROR:
+            assert link.ws is not None
             self._refuse(link, f"a bad frame ({link.ws.exception()})")
         elif frame.type not in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
             self._refuse(link, f"an unexpected frame ({frame.type!r})")
@@ -275,6 +302,9 @@ class AuthorityServer:
 
     def _send(self, link: _Link, message: ServerMessage) -> None:
         if link.closing:
+            return
+        if link.inbox is not None:
+            link.inbox.put_nowait(message)
             return
         try:
             link.outbox.put_nowait(to_json(message))
@@ -292,10 +322,11 @@ class AuthorityServer:
         if not link.closing:
             link.closing = True
             with contextlib.suppress(asyncio.QueueFull):
-                link.outbox.put_nowait(None)
+                (link.inbox or link.outbox).put_nowait(None)
 
     async def _write(self, link: _Link) -> None:
         """Send `link`'s frames in order; close it after the last."""
+        assert link.ws is not None
         try:
             while (frame := await link.outbox.get()) is not None:
                 await link.ws.send_str(frame)
@@ -339,6 +370,55 @@ class AuthorityServer:
         task = asyncio.create_task(job)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+class HostLink:
+    """The host's own seat, in the authority's process: what `AuthorityLink` is to a friend's
+    seat (the same messages, in the same order), with no socket and no JSON in between."""
+
+    def __init__(self, server: AuthorityServer, link: _Link, welcome: Welcome) -> None:
+        """Use `AuthorityServer.open_local`."""
+        self._server = server
+        self._link = link
+        assert link.inbox is not None
+        self._inbox = link.inbox
+        self.welcome = welcome
+        """The seat this link holds."""
+
+    async def act(self, version: int, intent: Intent) -> None:
+        """Give `intent`, made on the state of `version`."""
+        self._give(Act(version, intent))
+
+    async def ask_hint(self) -> None:
+        self._give(AskHint())
+
+    async def leave(self) -> None:
+        """Leave: the series ends for both."""
+        self._give(Leave())
+
+    def _give(self, message: ClientMessage) -> None:
+        if self._link.closing:
+            raise LinkError("The link to the series is closed.")
+        if not self._server._dispatch(self._link, message):
+            self._server._forget(self._link)
+
+    async def close(self) -> None:
+        """Close the link without leaving: the host's seat is then away."""
+        self._server._forget(self._link)
+
+    @property
+    def closed(self) -> bool:
+        return self._link.closing
+
+    def __aiter__(self) -> HostLink:
+        return self
+
+    async def __anext__(self) -> State | Refused | Ended:
+        message = await self._inbox.get()
+        if message is None:
+            raise StopAsyncIteration
+        assert isinstance(message, State | Refused | Ended)
+        return message
 
 
 def _to_next_second(away: Away | None) -> float:
