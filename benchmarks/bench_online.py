@@ -238,11 +238,13 @@ def main() -> None:
             f"  {label}: median {statistics.median(values):.1f} ms,"
             f" p95 {percentile(values, 0.95):.1f} ms, worst {max(values):.1f} ms"
         )
-    for mover, label in (
-        ("Alice", "the host's key, Bob's screen"),
-        ("Bob", "Bob's key, the host's screen"),
+    for mover, label, drawn in (
+        ("Alice", "the host's key, Bob's screen", seen),
+        ("Bob", "Bob's key, the host's screen", seen),
+        ("Alice", "the host's key, the host's own screen", own),
+        ("Bob", "Bob's key, Bob's own screen", own),
     ):
-        values = [t for t, m in zip(seen, movers, strict=True) if m == mover]
+        values = [t for t, m in zip(drawn, movers, strict=True) if m == mover]
         print(
             f"  {label}: median {statistics.median(values):.1f} ms,"
             f" p95 {percentile(values, 0.95):.1f} ms"

@@ -114,6 +114,8 @@ class GameScreen(MinimumSize, Screen[None]):
         self.table = table
         """What this screen plays at: where the series lives."""
         table.attach(self)  # from now on: a key may come before the screen is mounted
+        self._aim: int | None = None
+        """The cell of the last move given, until the table answers it."""
         self.set_reactive(GameScreen.series, table.series)
         self.set_reactive(GameScreen.key_layout, layout)
         self.board = Board(id="board")
@@ -168,6 +170,8 @@ class GameScreen(MinimumSize, Screen[None]):
     # What the table tells (`tictactoe.table.View`).
 
     def show(self, series: Series, notice: Notice) -> None:
+        if self._aim is not None:
+            self.board.cursor, self._aim = self._aim, None
         self.notice = notice
         self.series = series
 
@@ -185,11 +189,13 @@ class GameScreen(MinimumSize, Screen[None]):
 
     # Input: each key, click or answer is an intent, applied as it arrives.
 
-    def apply(self, intent: Intent) -> None:
-        """Give `intent` to the table; a refusal is said on the status line."""
+    def apply(self, intent: Intent) -> bool:
+        """Give `intent` to the table; a refusal is said on the status line. Whether the table
+        took it."""
         refusal = self.table.act(intent)
         if refusal is not None:
             self.table.refused(self._explain(refusal))
+        return refusal is None
 
     def action_play_key(self, key: str) -> None:
         """A digit: the cell it names in the layout in force."""
@@ -199,8 +205,11 @@ class GameScreen(MinimumSize, Screen[None]):
         self._play(event.cell)
 
     def _play(self, cell: int) -> None:
-        self.board.cursor = cell
-        self.apply(Play(cell))
+        """The cursor goes to `cell` as the table answers: with the refusal, or with the series
+        that holds the move (online, a moment later, so that both are drawn in one frame)."""
+        self._aim = cell
+        if not self.apply(Play(cell)) and self._aim is not None:
+            self.board.cursor, self._aim = cell, None
 
     def action_move_cursor(self, rows: int, columns: int) -> None:
         self.board.move_cursor(rows, columns)
