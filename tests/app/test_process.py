@@ -28,6 +28,8 @@ pty = pytest.importorskip("pty")
 termios = pytest.importorskip("termios")
 fcntl = pytest.importorskip("fcntl")
 
+pytestmark = pytest.mark.slow  # real processes: CI runs them, `-m slow` too
+
 ENTER_ALTERNATE_SCREEN = b"\x1b[?1049h"
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
 SHOW_CURSOR = b"\x1b[?25h"

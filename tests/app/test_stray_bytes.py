@@ -73,6 +73,7 @@ def rss_of_tree(pid: int) -> int:
     return total
 
 
+@pytest.mark.slow  # a real game in a pseudo-terminal
 @pytest.mark.parametrize("stray", STRAY.values(), ids=STRAY.keys())
 def test_stray_bytes_on_the_board_end_nothing_and_the_next_move_counts(stray: bytes) -> None:
     game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
@@ -135,6 +136,7 @@ def pour(
     return sent
 
 
+@pytest.mark.slow  # a real game in a pseudo-terminal
 def test_ten_megabytes_of_garbage_are_held_back_and_the_next_moves_count() -> None:
     """As much of a 10 MB flood as the game lets in for 8 s, then Ada's moves: the flood is held
     back in the terminal, not queued in the game, and the moves count once it has caught up.
@@ -171,6 +173,7 @@ def test_the_reader_reads_a_character_split_across_reads() -> None:
     assert first == [] and second == ["é"]
 
 
+@pytest.mark.slow  # a real game in a pseudo-terminal
 def test_a_game_ended_by_play_still_leaves_0_after_stray_bytes_at_the_dialog(
     tmp_path: Path,
 ) -> None:
@@ -192,6 +195,7 @@ CRASH_IN_THE_INPUT_THREAD = (
 """The game, with a bug planted in the thread that reads the terminal."""
 
 
+@pytest.mark.slow  # a real game in a pseudo-terminal
 def test_an_error_in_the_input_thread_leaves_1_as_any_unexpected_error(tmp_path: Path) -> None:
     game = Terminal(
         "--player1",
@@ -207,6 +211,7 @@ def test_an_error_in_the_input_thread_leaves_1_as_any_unexpected_error(tmp_path:
     assert b"stopped after an unexpected error" in game.output
 
 
+@pytest.mark.slow  # a real game in a pseudo-terminal
 def test_escape_then_a_key_in_one_burst_acts_as_both_keys_in_order() -> None:
     """A slow link delivers Escape and the next key together, as a terminal sends Alt+key: the
     game binds no Alt key, so it reads them as typed (the record opens, closes, the move counts)."""

@@ -42,6 +42,8 @@ from tictactoe.doors.ssh import (
 )
 from tictactoe.online.codes import Throttle
 
+pytestmark = pytest.mark.slow  # real processes: CI runs them, `-m slow` too
+
 CODE = "K7M4QX"
 WAIT = 5.0
 """The longest any one step of a test may take."""

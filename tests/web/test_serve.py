@@ -29,6 +29,8 @@ from tictactoe.doors.web.games import STOP_WITHIN, GameSession, game_command
 from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV, is_served
 from web.conftest import Served, alive, wait_until
 
+pytestmark = pytest.mark.slow  # real processes: CI runs them, `-m slow` too
+
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
