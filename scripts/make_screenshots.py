@@ -30,11 +30,14 @@ from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import GameState, Mark
+from tictactoe.notices import Notice
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.protocol import State
+from tictactoe.online.seat_table import SeatTable
 from tictactoe.online_app import JoinSetup, OnlineApp
 from tictactoe.record import GameRecord, MatchRecord
-from tictactoe.screens.online import InvitationScreen, OnlineGameScreen
+from tictactoe.screens.game import GameScreen
+from tictactoe.screens.online import InvitationScreen
 from tictactoe.series import ChooseMark, Play, Player, Series
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
@@ -171,21 +174,22 @@ async def shoot_online() -> list[Path]:
     shots = {
         "online-invitation": (InvitationScreen(INVITATION), None, ""),
         "online-host": (
-            OnlineGameScreen(series, seat=0, send=_nowhere),
+            GameScreen(SeatTable(series, seat=0, send=_nowhere)),
             1,
             "Grace asked for a hint.",
         ),
-        "online-friend": (OnlineGameScreen(series, seat=1, send=_nowhere), 1, ""),
+        "online-friend": (GameScreen(SeatTable(series, seat=1, send=_nowhere)), 1, ""),
     }
     paths = []
     for name, (screen, watchers, notice) in shots.items():
         app = OnlineShot(screen)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
-            if isinstance(screen, OnlineGameScreen):
-                state = State(7, series, ("Ada", "Grace"), watchers or 0, None, notice)
-                screen.receive(state)
-                if screen.seat == 1:
+            if isinstance(screen, GameScreen) and isinstance(screen.table, SeatTable):
+                said = Notice.of(notice) if notice else Notice()
+                state = State(7, series, ("Ada", "Grace"), watchers or 0, None, said)
+                screen.table.receive(state)
+                if screen.table.seat == 1:
                     await pilot.press("9")  # Ada's turn: said on Grace's screen
                 await pilot.pause()
             app.save_screenshot(f"{name}.svg", path=str(OUT))
@@ -241,7 +245,7 @@ async def shoot_browser() -> Path | None:
         return None
     from playwright.async_api import async_playwright
 
-    from tictactoe.web import GameServer
+    from tictactoe.doors.web.server import GameServer
 
     server = GameServer(
         ["--player1", "Ada", "--player2", "Grace", "--delay", "0", "--seed", "7", "--no-save"],
