@@ -57,9 +57,13 @@ class Table(ABC):
     """Whether this screen may show the invitation (the host's, online)."""
 
     def __init__(self, series: Series) -> None:
-        self.series = series
-        """The series as this table last knew it."""
+        self._first = series
         self._view: View | None = None
+
+    @property
+    def series(self) -> Series:
+        """The series on show at the screen (the one the table was made with, before one)."""
+        return self._first if self._view is None else self._view.series
 
     @property
     def view(self) -> View:
@@ -123,16 +127,11 @@ class LocalTable(Table):
             series = self.series.apply(intent, self.rng)
         except SeriesError as refusal:
             return refusal
-        self._show(series, Notice())
+        self.view.show(series, Notice())
         return None
-
-    def _show(self, series: Series, notice: Notice) -> None:
-        self.series = series
-        self.view.show(series, notice)
 
     def next_step(self) -> None:
         """Give the computer its pause when it is to act; else ask for a mark if one is due."""
-        self.series = self.view.series  # what is on show is what is played on
         if self.series.awaits_computer:
             if self._cancel_computer is None:
                 # (Textual's timer divides by its interval when it fires late: never zero.)
@@ -156,7 +155,7 @@ class LocalTable(Table):
         if step.mark is not None:
             chooser = step.series.players[step.series.chooser]
             notice = Notice.of(f"{short(chooser.name)} chose {step.mark}.")
-        self._show(step.series, notice)
+        self.view.show(step.series, notice)
 
     def hinted(self) -> None:
         """Nobody else is at this series to be told."""

@@ -111,12 +111,12 @@ class GameScreen(MinimumSize, Screen[None]):
 
     def __init__(self, table: Table, *, layout: KeyLayout = KeyLayout.NUMPAD) -> None:
         super().__init__()
+        self.set_reactive(GameScreen.series, table.series)
         self.table = table
         """What this screen plays at: where the series lives."""
         table.attach(self)  # from now on: a key may come before the screen is mounted
         self._aim: int | None = None
         """The cell of the last move given, until the table answers it."""
-        self.set_reactive(GameScreen.series, table.series)
         self.set_reactive(GameScreen.key_layout, layout)
         self.board = Board(id="board")
         self.status = StatusLine(id="status")
@@ -249,12 +249,13 @@ class GameScreen(MinimumSize, Screen[None]):
     def action_hint(self) -> None:
         """Mark the best cells for the player to move and say where best play leads."""
         series = self.series
-        try:
-            refusal = self.table.check_hint()
-            if refusal is not None:
-                raise refusal
-            analysis = series.hint()
-        except SeriesError as refusal:
+        refusal = self.table.check_hint()
+        if refusal is None:
+            try:
+                analysis = series.hint()
+            except SeriesError as error:
+                refusal = error
+        if refusal is not None:
             self.notice = refusal.notice
             return
         assert series.match is not None
