@@ -224,13 +224,14 @@ def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
         "--vs",
         choices=["person", "computer"],
         default=None,
-        help="play another person at this keyboard, or the computer",
+        help="play another person at this keyboard (the default), or the computer",
     )
     add_argument(
         "--level",
         choices=[level.value for level in Level],
         default=None,
-        help="the computer's strength (default: medium)",
+        help="the computer's strength (default: medium); implies --vs computer, so it goes"
+        " with --player1 only",
     )
     _add_shared_options(add_argument)
     add_argument(
@@ -398,7 +399,15 @@ def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> G
     """The game's setup from the options `parser` parsed into `args`; its errors exit."""
     vs = args.vs or ("computer" if args.level else "person")
     if vs == "person" and args.level:
-        parser.error("--level only applies with --vs computer")
+        parser.error(
+            "--level sets the computer's strength, so it does not go with --vs person: give one"
+            " of them."
+        )
+    if args.level and args.player2:
+        parser.error(
+            "--level means playing the computer (it implies --vs computer), so there is no"
+            " --player2 to name: give one of them."
+        )
     if vs == "computer" and args.player2:
         parser.error("--player2 does not apply against the computer")
     config = GameConfig(

@@ -142,6 +142,36 @@ def test_a_level_alone_means_the_computer_and_vs_computer_alone_means_medium() -
     assert options.parse_config(["--vs", "computer"]).initial_series() is None  # names still asked
 
 
+def test_help_and_readme_say_that_a_level_means_the_computer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert exit_code(["--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "implies --vs computer" in out
+    readme = Path(cli.__file__).parents[2].joinpath("README.md").read_text()
+    assert "`--level` implies `--vs computer`" in " ".join(readme.split())
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--vs", "person", "--level", "hard"], ("--vs person", "--level")),
+        (["--level", "hard", "--vs", "person"], ("--vs person", "--level")),
+        (["--level", "hard", "--player1", "Ada", "--player2", "Bob"], ("--level", "--player2")),
+        (["--level", "easy", "--player2", "Bob"], ("--level", "--player2")),
+    ],
+)
+def test_a_level_with_a_second_person_is_refused_in_one_sentence_naming_both(
+    argv: list[str], named: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code(argv) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("tictactoe: error: ")
+    sentence = last.removeprefix("tictactoe: error: ")
+    assert all(option in sentence for option in named), sentence
+    assert sentence.count(". ") == 0 and sentence.endswith("."), sentence
+
+
 @pytest.mark.parametrize(
     ("argv", "rule"),
     [(["--first", "x"], FirstMove.X), (["--first", "random"], FirstMove.RANDOM)],
@@ -193,7 +223,7 @@ def test_keys_phone_delay_seed_and_no_save(tmp_path: Path) -> None:
         (["--delay", "soon"], "number of seconds"),
         (["--delay", "-1"], "between 0 and 10"),
         (["--delay", "11"], "between 0 and 10"),
-        (["--vs", "person", "--level", "hard"], "--level only applies"),
+        (["--vs", "person", "--level", "hard"], "--level"),
         (["--vs", "computer", "--player2", "Bob"], "--player2 does not apply"),
         (["--player1", "Ada", "--player2", " ADA "], "must differ"),
         (["--bogus"], "unknown option --bogus"),
