@@ -27,6 +27,7 @@ from textual.timer import Timer
 from tictactoe.adapters.crash import CrashReporting
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
+from tictactoe.labels import side_by_side
 from tictactoe.process import signals_wake
 from tictactoe.screens.game import GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
@@ -243,7 +244,9 @@ class TicTacToeApp(CrashReporting[Series | None]):
         chooser = game.series.person_choosing if game else None
         if game is None or chooser is None or isinstance(self.screen, MarkChoiceScreen):
             return
-        await self.push_screen(MarkChoiceScreen(chooser.name), game.choose_mark)
+        # A person called like the computer is asked as "Computer (person)": told apart by kind.
+        name = side_by_side(game.series.players)[game.series.chooser]
+        await self.push_screen(MarkChoiceScreen(name), game.choose_mark)
 
     def stop(self, status: int) -> None:
         """End the session for a signal (or the terminal gone), leaving `status`.

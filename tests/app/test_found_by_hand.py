@@ -201,3 +201,22 @@ async def test_a_screenshot_goes_to_the_current_folder_without_a_download_folder
         await ui.pilot.pause(0.1)
         said = [painted(toast) for toast in ui.app.screen.query("Toast")]
         assert any(saved.name[:12] in " ".join(text.split()) for text in said), said
+
+
+async def test_a_person_called_computer_is_asked_for_a_mark_and_named_as_a_person(
+    start: Start,
+) -> None:
+    async with start(player1="Computer", level=Level.EASY, seed=1) as ui:
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        question = painted(ui.app.screen.query_one("#question"))
+        assert "Computer (person), choose your mark" in question, question
+        await ui.press("x")
+        assert "Computer (person) (X) to move" in ui.status(), ui.status()
+        for key in "123456789":
+            if ui.series.match is None or ui.series.match.is_over:
+                break
+            await ui.press(key)
+            await wait_for_the_computer(ui)
+        assert ui.series.match is not None and ui.series.match.is_over
+        said = {0: "Computer (person) wins!", 1: "Computer (easy) wins!", None: "draw"}
+        assert said[ui.series.winner] in ui.status(), ui.status()

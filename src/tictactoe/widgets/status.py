@@ -16,7 +16,8 @@ from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Static
 
-from tictactoe.names import NAME_WIDTH, short
+from tictactoe.labels import side_by_side
+from tictactoe.names import NAME_WIDTH
 from tictactoe.notices import Notice, Phrase
 from tictactoe.series import Series
 
@@ -26,9 +27,11 @@ NAME_WIDTHS: Final = (NAME_WIDTH, 12, 8)
 """The widths a name on the status line is cut to, widest first, as the line narrows."""
 
 
-def _named(template: str, name: str) -> tuple[str, ...]:
-    """`template` with `name` cut to each of `NAME_WIDTHS`."""
-    return tuple(dict.fromkeys(template.format(short(name, width)) for width in NAME_WIDTHS))
+def _named(template: str, series: Series, player: int) -> tuple[str, ...]:
+    """`template` with the name of `series`' `player` cut to each of `NAME_WIDTHS` (against
+    the computer, a person called like it is "Computer (person)": see `side_by_side`)."""
+    names = (side_by_side(series.players, width)[player] for width in NAME_WIDTHS)
+    return tuple(dict.fromkeys(template.format(name) for name in names))
 
 
 _NEXT: Final = (
@@ -42,18 +45,19 @@ def describe(series: Series) -> list[Phrase]:
     """The status line for a series as it stands, in phrases."""
     match, actor = series.match, series.actor
     if match is None:
-        chooser = series.players[series.chooser].name
-        wordings = _named("{} is choosing a mark…", chooser) + _named("{} chooses…", chooser)
+        chooser = series.chooser
+        wordings = _named("{} is choosing a mark…", series, chooser) + _named(
+            "{} chooses…", series, chooser
+        )
         return [Phrase(wordings)]
     winner = series.winner
     if winner is not None:
-        return [Phrase(_named("{} wins!", series.players[winner].name)), *_NEXT]
+        return [Phrase(_named("{} wins!", series, winner)), *_NEXT]
     if actor is None:
         return [Phrase(("It's a draw.",)), *_NEXT]
-    player = series.players[actor]
-    if player.is_computer:
-        return [Phrase(_named("{} is thinking…", player.name))]
-    return [Phrase(_named(f"{{}} ({match.to_move}) to move", player.name))]
+    if series.players[actor].is_computer:
+        return [Phrase(_named("{} is thinking…", series, actor))]
+    return [Phrase(_named(f"{{}} ({match.to_move}) to move", series, actor))]
 
 
 def _pack(words: Sequence[tuple[str, str]], width: int) -> list[str]:
