@@ -282,6 +282,90 @@ async def test_logins_under_way_are_bounded_per_network(doors: Doors) -> None:
     assert hello["argv"] == [CODE]
 
 
+async def silent(port: int, address: str) -> asyncio.StreamWriter:
+    """A TCP connection to the door from `address` that never says a word."""
+    _, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+    return writer
+
+
+async def joins_quickly(doors: Doors, port: int, address: str) -> float:
+    """The friend, from `address`, logs in with the code and is in a game: the seconds it took."""
+    started = time.monotonic()
+    client = await doors.connect(port, local_addr=(address, 0))
+    process, hello = await game(client)
+    took = time.monotonic() - started
+    assert hello["argv"] == [CODE]
+    process.stdin.write(b"q")
+    await asyncio.wait_for(process.wait(), WAIT)
+    client.close()
+    return took
+
+
+async def test_silent_strangers_never_keep_the_friend_out(doors: Doors) -> None:
+    door, port = await doors.open()
+    strangers = [f"127.0.0.{n}" for n in range(3, 11)]  # eight other addresses
+    held = [await silent(port, strangers[n % 8]) for n in range(200)]
+    assert door.logging_in <= door.max_logging_in
+    for _ in range(5):
+        assert await joins_quickly(doors, port, "127.0.0.2") < 2.0
+
+    async def reopen(address: str) -> None:  # a holder that opens a new one as each is dropped
+        while True:
+            writer = await silent(port, address)
+            held.append(writer)
+            await asyncio.sleep(0.01)
+
+    holders = [asyncio.create_task(reopen(strangers[n])) for n in range(6)]
+    try:
+        for _ in range(5):
+            assert await joins_quickly(doors, port, "127.0.0.2") < 2.0
+        # Silence from the friend's own address keeps the friend out no more.
+        held += [await silent(port, "127.0.0.2") for _ in range(8)]
+        assert await joins_quickly(doors, port, "127.0.0.2") < 2.0
+    finally:
+        for holder in holders:
+            holder.cancel()
+        for writer in held:
+            writer.close()
+
+
+async def test_wrong_codes_slow_their_own_network_not_the_friend(doors: Doors) -> None:
+    door, port = await doors.open(throttle=Throttle(limit=1, delay=3.0))
+
+    async def guess(address: str) -> None:
+        while True:
+            with contextlib.suppress(asyncssh.Error, OSError):
+                await doors.connect(port, user="AAAAAA", local_addr=(address, 0))
+            await asyncio.sleep(0.01)
+
+    guessers = [asyncio.create_task(guess(f"127.0.0.{n}")) for n in range(3, 11) for _ in range(4)]
+    try:
+        await until(lambda: door.logging_in >= 24)
+        for _ in range(5):
+            assert await joins_quickly(doors, port, "127.0.0.2") < 2.0
+    finally:
+        for guesser in guessers:
+            guesser.cancel()
+
+
+async def test_a_late_answer_holds_its_network_s_place_even_when_its_connection_goes(
+    doors: Doors,
+) -> None:
+    door, port = await doors.open(
+        throttle=Throttle(limit=0, delay=2.0), max_logging_in_per_address=2
+    )
+    waiting = [asyncio.create_task(wrong_code(doors, port, "AAAAAA")) for _ in range(2)]
+    await until(lambda: door.logging_in == 2)
+    for task in waiting:  # the guesser does not wait for the answer it can guess
+        task.cancel()
+    await until(lambda: door.logging_in == 0)
+    with pytest.raises((asyncssh.ConnectionLost, OSError)):  # not a wrong code's refusal:
+        await doors.connect(port, user=CODE)  # that network tries no third code meanwhile
+    assert await joins_quickly(doors, port, "127.0.0.2") < 2.0  # another network is let in
+    await asyncio.sleep(2.0)
+    assert await joins_quickly(doors, port, "127.0.0.1") < 2.0
+
+
 async def test_a_session_without_a_terminal_is_told_to_ask_for_one(doors: Doors) -> None:
     _, port = await doors.open()
     client = await doors.connect(port)

@@ -6,8 +6,14 @@ as each browser tab does under `tictactoe serve`:
 
 - the code is checked as the person logs in, before anything else is spent: a wrong one is
   counted by the `Throttle` (per network), told in the login banner, and the login fails, so no
-  session, terminal or game can be asked for; past the throttle's limit the answer comes late.
-  One code is tried per connection;
+  session, terminal or game can be asked for; past the throttle's limit the answer comes late,
+  and until it is due it holds one of its network's places, whether or not the connection
+  waits for it. One code is tried per connection;
+- connections that have not logged in are admitted by behaviour, as OpenSSH's `MaxStartups` and
+  `LoginGraceTime` do, but never at a newcomer's expense: they are bounded per network and in
+  all and have a short deadline, and when a bound is reached the oldest connection that has
+  said no code yet (from the network with the most of them) is dropped to make room. Silence
+  never keeps anyone out; only a network's own late answers can fill that network's places;
 - what a client sends is bounded: connections (in all, per address, and those still logging in),
   sessions per connection, `env` requests (`tictactoe.adapters.ssh_channel`), and the terminal
   size and input of each session;
@@ -102,7 +108,7 @@ class SshDoor:
         max_per_address: int = 16,
         max_logging_in: int = 32,
         max_logging_in_per_address: int = 4,
-        login_timeout: float = 30.0,
+        login_timeout: float = 10.0,
         keepalive: float = 10.0,
         keepalive_count: int = 2,
     ) -> None:
@@ -123,10 +129,12 @@ class SshDoor:
         self.max_per_address = max_per_address
         """Connections open at once from one address, at most."""
         self.max_logging_in = max_logging_in
-        """Connections not yet logged in, at most (a wrong code is answered late: those wait)."""
+        """Connections not yet logged in, at most; past it, the oldest silent one is dropped."""
         self.max_logging_in_per_address = max_logging_in_per_address
-        """Connections not yet logged in from one network (see `Throttle.network`), at most: with
-        the throttle's delay, this bounds how fast one network can guess."""
+        """Places for logins from one network (see `Throttle.network`): its connections that
+        have said no code yet, and its wrong codes whose late answer is not yet due. Past it, the
+        network's oldest silent connection is dropped; with the throttle's delay, the late
+        answers bound how fast one network can guess."""
         self.login_timeout = login_timeout
         """Seconds a connection has to log in, and then to open a game."""
         self.keepalive = keepalive
@@ -141,7 +149,10 @@ class SshDoor:
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
-        self._logging_in: Counter[str] = Counter()
+        self._pending: dict[Connection, None] = {}
+        """Connections not yet logged in, oldest first."""
+        self._owed: dict[str, list[float]] = {}
+        """Per network, when each of its late answers is due (`loop.time()`)."""
         self._open: set[Session] = set()
         self._starting: set[asyncio.Task[None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -150,7 +161,7 @@ class SshDoor:
     @property
     def logging_in(self) -> int:
         """Connections that have not logged in yet."""
-        return self._logging_in.total()
+        return len(self._pending)
 
     @property
     def sessions(self) -> int:
@@ -250,37 +261,76 @@ class SshDoor:
             return self.relayed.get((address, peername[1]), address)
         return address
 
-    def _admit(self, connection: Connection) -> str | None:
-        """Count a new connection in; why not, when it may not come in."""
+    def admit(self, connection: Connection) -> str | None:
+        """Count a new connection in, dropping the oldest silent ones it needs room from; why
+        not, when it may not come in."""
         if self._stopping:
             return "the door is closing"
         if len(self._connections) >= self.max_connections:
             return f"{len(self._connections)} connections are open"
-        if self._per_address[connection.peer] >= self.max_per_address:
-            return f"{self._per_address[connection.peer]} connections from that address are open"
-        if self._logging_in.total() >= self.max_logging_in:
-            return f"{self._logging_in.total()} connections are logging in"
-        network = self.throttle.network(connection.peer)
-        if self._logging_in[network] >= self.max_logging_in_per_address:
-            return f"{self._logging_in[network]} connections from {network} are logging in"
+        peer, network = connection.peer, connection.network
+        if self._per_address[peer] >= self.max_per_address and not self._drop_silent(
+            lambda other: other.peer == peer, connection
+        ):
+            return f"{self._per_address[peer]} connections from that address are open"
+        if self._places_taken(network) >= self.max_logging_in_per_address and not (
+            self._drop_silent(lambda other: other.network == network, connection)
+        ):
+            return f"{self._places_taken(network)} codes from {network} wait for their answer"
+        if len(self._pending) >= self.max_logging_in:
+            crowded = Counter(other.network for other in self._pending)
+            most = max(crowded.values())
+            biggest = {name for name, count in crowded.items() if count == most}
+            if not self._drop_silent(lambda other: other.network in biggest, connection):
+                self._drop_oldest(lambda other: other.network in biggest, connection)
         self._connections.add(connection)
-        self._per_address[connection.peer] += 1
-        self._logging_in[network] += 1
-        connection.logging_in = True
+        self._per_address[peer] += 1
+        self._pending[connection] = None
         return None
 
-    def _logged_in(self, connection: Connection) -> None:
-        """`connection` has logged in, or left: it no longer counts as logging in."""
-        if connection.logging_in:
-            connection.logging_in = False
-            network = self.throttle.network(connection.peer)
-            self._logging_in[network] -= 1
-            if self._logging_in[network] <= 0:
-                del self._logging_in[network]
+    def _places_taken(self, network: str) -> int:
+        """Login places `network` holds: connections that said no code, and late answers."""
+        now = asyncio.get_running_loop().time()
+        owed = [due for due in self._owed.get(network, ()) if due > now]
+        if owed:
+            self._owed[network] = owed
+        else:
+            self._owed.pop(network, None)
+        silent = sum(1 for other in self._pending if other.network == network and not other.tried)
+        return silent + len(owed)
 
-    def _forget(self, connection: Connection) -> None:
+    def owe(self, network: str, late: float) -> None:
+        """A wrong code from `network` is answered `late` seconds late: it holds one of the
+        network's places until then, even if its connection goes."""
+        if len(self._owed) >= self.throttle.max_addresses:
+            del self._owed[next(iter(self._owed))]
+        self._owed.setdefault(network, []).append(asyncio.get_running_loop().time() + late)
+
+    def _drop_silent(self, among: Callable[[Connection], bool], newcomer: Connection) -> bool:
+        """Drop the oldest connection `among` that has said no code yet; whether there was one."""
+        return self._drop_oldest(lambda other: among(other) and not other.tried, newcomer)
+
+    def _drop_oldest(self, among: Callable[[Connection], bool], newcomer: Connection) -> bool:
+        oldest = next((other for other in self._pending if among(other)), None)
+        if oldest is None:
+            return False
+        oldest.note(
+            "dropped a connection from %s that had not logged in, to let one from %s in",
+            oldest.peer,
+            newcomer.peer,
+        )
+        oldest.abort()
+        self.forget(oldest)
+        return True
+
+    def logged_in(self, connection: Connection) -> None:
+        """`connection` has logged in, or left: it no longer counts as logging in."""
+        self._pending.pop(connection, None)
+
+    def forget(self, connection: Connection) -> None:
+        """`connection` has closed, or been dropped."""
         if connection in self._connections:
-            self._logged_in(connection)
+            self.logged_in(connection)
             self._connections.discard(connection)
             self._per_address[connection.peer] -= 1
             if self._per_address[connection.peer] <= 0:
@@ -311,8 +361,8 @@ class Connection(asyncssh.SSHServer):
         the door takes any."""
         self.tried = False
         """Whether this connection has tried a code: it may try one."""
-        self.logging_in = False
-        """Whether the door counts this connection as logging in."""
+        self.network = "?"
+        """Whom the throttle counts this connection as (`Throttle.network` of its peer)."""
         self.sessions: set[Session] = set()
         self.logged = False
         """Whether this connection has had its line in the log."""
@@ -321,13 +371,14 @@ class Connection(asyncssh.SSHServer):
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.connection = conn
         self.peer = self.door.peer_of(conn.get_extra_info("peername"))
-        why = self.door._admit(self)
+        self.network = self.door.throttle.network(self.peer)
+        why = self.door.admit(self)
         if why is not None:
             self.note("refused a connection from %s: %s", self.peer, why)
             conn.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.door._forget(self)
+        self.door.forget(self)
         self._cancel_idle()
         if exc is not None:
             reason = printable(str(exc), 120) or type(exc).__name__
@@ -342,6 +393,11 @@ class Connection(asyncssh.SSHServer):
     def close(self) -> None:
         if self.connection is not None:
             self.connection.close()
+
+    def abort(self) -> None:
+        """Close at once, sending nothing more."""
+        if self.connection is not None:
+            self.connection.abort()
 
     async def begin_auth(self, username: str) -> bool:
         """No password: the user name is the code. The right one logs in at once; a wrong one
@@ -360,23 +416,20 @@ class Connection(asyncssh.SSHServer):
             self.code = code
             return False
         late = self.door.throttle.failed(self.peer)
+        said = f"a wrong code ({len(username)} characters) from {self.peer}"  # never the code
         if late:
-            self.note(
-                "a wrong code from %s, answered %d s late: %r",
-                self.peer,
-                late,
-                printable(username),
-            )
+            self.door.owe(self.network, late)
+            self.note("%s, answered %d s late", said, late)
             await asyncio.sleep(late)
         else:
-            self.note("a wrong code from %s: %r", self.peer, printable(username))
+            self.note("%s", said)
         if self.connection is not None:
             with contextlib.suppress(OSError, asyncssh.Error):
                 self.connection.send_auth_banner(WRONG_CODE + "\n")
         return True
 
     def auth_completed(self) -> None:
-        self.door._logged_in(self)
+        self.door.logged_in(self)
         self._watch_idle()
 
     def session_requested(
