@@ -220,3 +220,25 @@ async def test_a_person_called_computer_is_asked_for_a_mark_and_named_as_a_perso
         assert ui.series.match is not None and ui.series.match.is_over
         said = {0: "Computer (person) wins!", 1: "Computer (easy) wins!", None: "draw"}
         assert said[ui.series.winner] in ui.status(), ui.status()
+
+
+async def test_undo_and_hint_leave_the_footer_once_a_match_is_over_and_still_say_why(
+    start: Start,
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x")
+        shown = footer_text(ui.app.screen)
+        assert "Undo" in shown and "Hint" in shown and "Next match" not in shown, shown
+        await ui.press("7", "4", "8", "5", "9")  # X takes the top row
+        assert ui.series.winner is not None
+        await ui.pilot.pause()
+        shown = footer_text(ui.app.screen)
+        assert "Undo" not in shown and "Hint" not in shown and "Next match" in shown, shown
+        await ui.press("u")
+        assert "can no longer be taken back" in ui.status() or "final" in ui.status()
+        await ui.press("h")
+        assert "hint" in ui.status().lower(), ui.status()
+        await ui.press("n", "x")
+        await ui.pilot.pause()
+        shown = footer_text(ui.app.screen)
+        assert "Undo" in shown and "Hint" in shown, shown

@@ -30,6 +30,7 @@ from tictactoe.series import (
     Confirm,
     Intent,
     NextMatch,
+    Phase,
     Play,
     Series,
     SeriesError,
@@ -61,9 +62,12 @@ class GameScreen(MinimumSize, Screen[None]):
     """Shows the series of its `Table`; the board and scoreboard render it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # u and h are offered during play, n once a match is over; at other times each still
+        # answers, with the core's reason.
         Binding("u,ctrl+z", "undo", "Undo", key_display="u", priority=True),
+        Binding("u,ctrl+z", "undo(False)", "Undo", show=False, priority=True),
         Binding("h", "hint", "Hint", priority=True),
-        # n is offered once a match is over; before that it still answers, with the reason.
+        Binding("h", "hint(False)", "Hint", show=False, priority=True),
         Binding("n", "next_match", "Next match", priority=True),
         Binding("n", "next_match(False)", "Next match", show=False, priority=True),
         Binding("s", "app.show_record", "Record", priority=True),
@@ -147,8 +151,8 @@ class GameScreen(MinimumSize, Screen[None]):
         self._show(series)
         if series.played > old.played:
             self.post_message(self.MatchFinished(series))
-        if _match_over(series) != _match_over(old):
-            self.refresh_bindings()  # the footer offers n only between matches
+        if series.phase is not old.phase:
+            self.refresh_bindings()  # the footer offers u and h in play, n between matches
         self.table.next_step()
 
     def _show(self, series: Series) -> None:
@@ -221,15 +225,20 @@ class GameScreen(MinimumSize, Screen[None]):
         """A mark typed before the dialog was up (the dialog answers the same keys itself)."""
         self.apply(ChooseMark(Mark(mark)))
 
-    def action_undo(self) -> None:
-        """Take back the last move (against the computer: its reply and your move)."""
+    def action_undo(self, offered: bool = True) -> None:
+        """Take back the last move (against the computer: its reply and your move);
+        `offered` is False for `u` pressed when no match is played: the core says why not."""
         self.apply(Undo())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Below the minimum size no key acts; `n` is offered only once a match is over; a
-        watcher's footer offers none of the players' keys, and they do nothing (a digit or a
-        mark still says that this screen is watching); `i` is the host's, online."""
-        if action == "next_match" and parameters != (False,) and not _match_over(self.series):
+        """Below the minimum size no key acts; `u` and `h` are offered only while a match is
+        played, `n` only once it is over; a watcher's footer offers none of the players' keys,
+        and they do nothing (a digit or a mark still says that this screen is watching); `i`
+        is the host's, online."""
+        offered = parameters != (False,)
+        if action == "next_match" and offered and not _match_over(self.series):
+            return False
+        if action in ("undo", "hint") and offered and self.series.phase is not Phase.PLAYING:
             return False
         if self.table.watching and action in ("undo", "hint", "next_match"):
             return False
@@ -246,8 +255,9 @@ class GameScreen(MinimumSize, Screen[None]):
         core says why not)."""
         self.apply(NextMatch())
 
-    def action_hint(self) -> None:
-        """Mark the best cells for the player to move and say where best play leads."""
+    def action_hint(self, offered: bool = True) -> None:
+        """Mark the best cells for the player to move and say where best play leads
+        (`offered` is False for `h` pressed when no match is played: the core says why not)."""
         series = self.series
         refusal = self.table.check_hint()
         if refusal is None:
