@@ -14,9 +14,15 @@ import pytest
 from tictactoe.engine import Mark
 from tictactoe.online.authority import Authority
 from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
-from tictactoe.online.codes import Throttle
+from tictactoe.online.codes import Throttle, new_code
 from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
-from tictactoe.online.server import AuthorityServer, HostLink
+from tictactoe.online.server import (
+    MAX_PENDING,
+    NOT_FROM_A_DOOR,
+    REFUSE_AFTER,
+    AuthorityServer,
+    HostLink,
+)
 from tictactoe.online.wire import MAX_MESSAGE, parse_server, to_json
 from tictactoe.series import ChooseMark, Play, Undo
 
@@ -208,21 +214,103 @@ async def test_a_wrong_code_is_denied(server: AuthorityServer) -> None:
     assert other.welcome == Welcome("seat", 1)
 
 
-async def test_a_hello_that_did_not_come_through_a_door_is_refused(
+WRONG_HELLOS = {
+    "no key, a wrong code": Hello("ABCDEF", "Eve", "10.0.0.9"),
+    "no key, the right code": Hello(CODE, "Eve", "10.0.0.9"),
+    "a wrong key, the right code": Hello(CODE, "Eve", "10.0.0.9", door_key="not-the-key"),
+    "a wrong key, a wrong code": Hello("ABCDEF", "Eve", "10.0.0.9", door_key="not-the-key"),
+    "any host token, the right code": Hello(CODE, "Eve", "10.0.0.9", host_token="a guess"),
+    "any host token, a wrong code": Hello("ABCDEF", "Eve", "10.0.0.9", host_token="a guess"),
+    "any host token, the host's name": Hello(CODE, "Alice", "127.0.0.1", host_token="a guess"),
+    "both wrong": Hello(CODE, "Eve", "10.0.0.9", host_token="a guess", door_key="a guess"),
+}
+
+
+async def test_every_wrong_hello_gets_one_reply_late(
     server: AuthorityServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Without the doors' key or the host's token, a hello learns nothing: whatever its code,
+    name or token, the same sentence comes, and only after `REFUSE_AFTER` seconds."""
     caplog.set_level(logging.WARNING, "tictactoe.online")
-    started = time.monotonic()
-    for number in range(2_000):  # any local program, any code, any address it claims
-        key = None if number % 2 else "not-the-key"
-        forged = Hello(CODE if number % 3 else "ABCDEF", "Eve", f"10.0.{number % 250}.1", None, key)
-        with pytest.raises(LinkDenied, match="ssh line or the web address"):
-            await AuthorityLink.open(server.url, forged)
-        if time.monotonic() - started > 20:
-            break
+
+    async def answer(hello: Hello) -> tuple[str, float]:
+        started = time.monotonic()
+        with pytest.raises(LinkDenied) as denied:
+            await AuthorityLink.open(server.url, hello)
+        return str(denied.value), time.monotonic() - started
+
+    answers = await asyncio.gather(*map(answer, WRONG_HELLOS.values()))
+    assert {text for text, _ in answers} == {NOT_FROM_A_DOOR}
+    assert min(took for _, took in answers) >= REFUSE_AFTER
     assert not any("wrong code" in record.getMessage() for record in caplog.records)
+    assert server.throttle.penalty("10.0.0.9") == 0  # nobody's address was counted
     friend = await link(server, "Bob")  # the friend, from the address that was claimed
     assert friend.welcome == Welcome("seat", 1)
+
+
+async def test_guesses_without_the_key_are_answered_slowly_however_many_try(
+    server: AuthorityServer,
+) -> None:
+    """Local programs trying codes (or tokens) as fast as they can, many at once: the hellos
+    answered in a few seconds are bounded by the links that may say hello at once, each
+    answered late; the others are closed unanswered."""
+    answered = tried = 0
+    seconds = 3.0
+    deadline = time.monotonic() + seconds
+
+    async def guess(session: aiohttp.ClientSession) -> None:
+        nonlocal answered, tried
+        while time.monotonic() < deadline:
+            tried += 1
+            try:
+                ws = await session.ws_connect(server.url)
+            except aiohttp.ClientError:
+                continue
+            await ws.send_str(to_json(Hello(new_code(), "Eve", "10.0.0.9", host_token="guess")))
+            frame = await ws.receive(timeout=WAIT)
+            if frame.type is aiohttp.WSMsgType.TEXT:
+                answered += 1
+            await ws.close()
+
+    async with aiohttp.ClientSession() as session:
+        await asyncio.wait_for(
+            asyncio.gather(*(guess(session) for _ in range(2 * MAX_PENDING))), seconds + WAIT
+        )
+    assert 0 < answered <= MAX_PENDING * (seconds / REFUSE_AFTER + 1), (answered, tried)
+
+
+async def test_a_friend_joins_while_a_flood_of_silent_links_is_held(
+    server: AuthorityServer,
+) -> None:
+    """Local programs open links as fast as they can and say nothing: the oldest silent ones
+    are closed to make room, so a door's game still joins, every time."""
+    held: list[aiohttp.ClientWebSocketResponse] = []
+    opened = 0
+    enough = asyncio.Event()
+
+    async def flood(session: aiohttp.ClientSession) -> None:
+        nonlocal opened
+        for _ in range(300):
+            try:
+                held.append(await session.ws_connect(server.url))
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.01)
+            opened += 1
+            if opened >= 150:
+                enough.set()
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        floods = [asyncio.create_task(flood(session)) for _ in range(8)]
+        try:
+            await asyncio.wait_for(enough.wait(), WAIT * 4)
+            for name in ("Bob", "Carol", "Dan"):
+                friend = await link(server, name)
+                assert friend.welcome.role in ("seat", "watcher")
+        finally:
+            for task in floods:
+                task.cancel()
+            await asyncio.gather(*floods, return_exceptions=True)
+            await asyncio.gather(*(ws.close() for ws in held))
 
 
 async def test_a_guest_with_the_hosts_name_is_denied(server: AuthorityServer) -> None:
@@ -327,16 +415,27 @@ async def test_a_link_that_says_nothing_is_closed(clock: Clock) -> None:
     await server.stop()
 
 
-async def test_links_are_bounded(clock: Clock) -> None:
+async def test_links_saying_hello_are_bounded_apart_from_the_joined(clock: Clock) -> None:
+    """Past `max_pending` links not welcomed, the oldest silent one is closed unanswered, with
+    the code that tells a door's game to link again; joined links are not counted."""
     authority = Authority(CODE, "Alice", host_token=TOKEN, clock=clock)
-    server = AuthorityServer(authority, Throttle(), door_key=DOOR_KEY, max_links=2)
+    server = AuthorityServer(authority, Throttle(), door_key=DOOR_KEY, max_pending=2)
     await server.start()
-    first = await AuthorityLink.open(server.url, door_hello(CODE, "Bob", "x"))
-    second = await AuthorityLink.open(server.url, door_hello(CODE, "Carol", "x"))
-    with pytest.raises(LinkError):
-        await AuthorityLink.open(server.url, door_hello(CODE, "Dan", "x"))
-    await first.close()
-    await second.close()
+    joined = [await AuthorityLink.open(server.url, door_hello(CODE, n, "x")) for n in "BCDE"]
+    async with aiohttp.ClientSession() as session:
+        silent = [await session.ws_connect(server.url) for _ in range(3)]
+        first = await silent[0].receive(timeout=WAIT)
+        assert (first.type, first.data) == (
+            aiohttp.WSMsgType.CLOSE,
+            aiohttp.WSCloseCode.TRY_AGAIN_LATER,
+        )
+        assert not silent[1].closed and not silent[2].closed
+        late = await AuthorityLink.open(server.url, door_hello(CODE, "Fay", "x"))
+        assert late.welcome == Welcome("watcher", None)
+        for ws in silent:
+            await ws.close()
+    for each in (*joined, late):
+        await each.close()
     await server.stop()
 
 

@@ -226,8 +226,12 @@ class Authority:
         self._changed()
         return Welcome("watcher", None)
 
+    def is_host_token(self, token: str) -> bool:
+        """Whether `token` is the host's, compared in constant time."""
+        return secrets.compare_digest(token.encode(), self._host_token.encode())
+
     def _join_host(self, token: str, link: LinkId) -> Welcome:
-        if not secrets.compare_digest(token.encode(), self._host_token.encode()):
+        if not self.is_host_token(token):
             raise WrongCode("That is not the host's token.")
         host = self._seats[HOST_SEAT]
         if host.link is not None:

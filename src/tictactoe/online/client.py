@@ -32,6 +32,10 @@ __all__ = ["AuthorityLink", "LinkDenied", "LinkError"]
 OPEN_TIMEOUT: Final = 5.0
 """Seconds to connect and be welcomed."""
 
+AGAIN_AFTER: Final = 0.05
+"""Seconds before linking again when the authority closed the link unanswered to make room (a
+flood of other links saying hello)."""
+
 
 class LinkError(Exception):
     """The link to the authority could not be made, or broke; the text says how."""
@@ -61,18 +65,28 @@ class AuthorityLink:
         `LinkError` when there is no authority to talk to. Iterating over the link gives
         what the authority sends (`State`, `Refused`, `Ended`) until it closes.
         """
-        session = aiohttp.ClientSession()
-        try:
-            ws = await asyncio.wait_for(
-                session.ws_connect(url, max_msg_size=MAX_SERVER_MESSAGE), timeout
-            )
-            await ws.send_str(to_json(hello))
-            frame = await ws.receive(timeout=timeout)
-        except (aiohttp.ClientError, OSError, TimeoutError) as error:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            session = aiohttp.ClientSession()
+            try:
+                ws = await asyncio.wait_for(
+                    session.ws_connect(url, max_msg_size=MAX_SERVER_MESSAGE),
+                    max(0.0, deadline - loop.time()),
+                )
+                await ws.send_str(to_json(hello))
+                frame = await ws.receive(timeout=max(0.0, deadline - loop.time()))
+            except (aiohttp.ClientError, OSError, TimeoutError) as error:
+                await session.close()
+                raise LinkError(
+                    f"The host cannot be reached: {error or type(error).__name__}"
+                ) from None
+            if not _room_made(frame) or loop.time() + AGAIN_AFTER >= deadline:
+                break
+            # Closed unanswered to make room among links saying hello: link again.
+            await ws.close()
             await session.close()
-            raise LinkError(
-                f"The host cannot be reached: {error or type(error).__name__}"
-            ) from None
+            await asyncio.sleep(AGAIN_AFTER)
         try:
             message = _parsed(frame)
         except LinkError:
@@ -139,6 +153,13 @@ class AuthorityLink:
             await self._ws.send_str(to_json(message))
         except (aiohttp.ClientError, ConnectionError, RuntimeError) as error:
             raise LinkError(f"The link to the host is closed: {error}") from None
+
+
+def _room_made(frame: aiohttp.WSMessage) -> bool:
+    """Whether the authority closed the link before answering, to make room for others."""
+    return (
+        frame.type is aiohttp.WSMsgType.CLOSE and frame.data == aiohttp.WSCloseCode.TRY_AGAIN_LATER
+    )
 
 
 def _parsed(frame: aiohttp.WSMessage) -> Welcome | State | Refused | Ended | Denied:

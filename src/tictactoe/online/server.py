@@ -1,10 +1,18 @@
 """The authority's link on the host's loopback: one websocket per seat or watcher (aiohttp).
 
 Each link says `Hello` first, and then sends intents; after every change every link is sent the
-state as it sees it. The host's own seat, in this process, is a `HostLink`: the same messages, in
-order, with no socket and no JSON between the host's screen and the authority. The link is where
-hostile input stops: a message that is malformed, too large, binary or too fast closes that link
-alone, with one line in the log (`tictactoe.online`), and the series and every other link carry on.
+state as it sees it. A hello is taken only with the doors' key (a game a door started) or the
+host's token, both checked in constant time before anything else: without them, whatever the
+code, name or token, the link is told the same sentence a second later, so a local program learns
+nothing and tries slowly. Links that have not been welcomed are few at once: past `MAX_PENDING`,
+the oldest is closed (one already refused first), so a flood of links is never what a door's game
+meets; the joined ones are bounded by the authority (two seats and its watchers), and each door
+bounds the games it starts.
+
+The host's own seat, in this process, is a `HostLink`: the same messages, in order, with no socket
+and no JSON between the host's screen and the authority. The link is where hostile input stops:
+a message that is malformed, too large, binary or too fast closes that link alone, with one line
+in the log (`tictactoe.online`), and the series and every other link carry on.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from aiohttp import WSMessage, WSMsgType, web
+from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 
 from tictactoe.doors.bounds import Bucket
 from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
@@ -41,15 +49,29 @@ from tictactoe.online.protocol import (
 from tictactoe.online.wire import MAX_MESSAGE, ProtocolError, parse_client, to_json
 from tictactoe.series import Intent
 
-__all__ = ["HELLO_TIMEOUT", "MAX_LINKS", "RATE", "AuthorityServer", "HostLink"]
+__all__ = [
+    "HELLO_TIMEOUT",
+    "MAX_PENDING",
+    "NOT_FROM_A_DOOR",
+    "RATE",
+    "REFUSE_AFTER",
+    "AuthorityServer",
+    "HostLink",
+]
 
 log = logging.getLogger("tictactoe.online")
 
 HELLO_TIMEOUT: Final = 5.0
 """Seconds a new link has to say hello."""
 
-MAX_LINKS: Final = 100
-"""Links open at once, saying hello or joined; more are turned away."""
+MAX_PENDING: Final = 16
+"""Links open at once that have not been welcomed (silent, or waiting for their refusal); a new
+one past this closes the oldest, one already refused first. A door's game says hello as soon as
+it is linked, and links again when closed this way (`client.AuthorityLink.open`)."""
+
+REFUSE_AFTER: Final = 1.0
+"""Seconds a link that was not welcomed waits for its refusal (a hello without the key, or no
+hello at all): every such refusal reads the same and comes as late."""
 
 RATE: Final = 30.0
 """Messages a link may send per second, in bursts of as many."""
@@ -72,6 +94,12 @@ class _Link:
     id: LinkId
     ws: web.WebSocketResponse | None
     peer: str
+    refused: bool = False
+    """Refused, and waiting out `REFUSE_AFTER`: the first closed to make room."""
+    gone: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the link is closing."""
+    close_code: WSCloseCode = WSCloseCode.OK
+    """What the closing frame says: `TRY_AGAIN_LATER` when closed to make room."""
     inbox: asyncio.Queue[ServerMessage | None] | None = None
     """The host's own link: what it is sent, as messages; None closes it."""
     outbox: asyncio.Queue[str | None] = field(
@@ -91,9 +119,10 @@ class AuthorityServer:
         *,
         door_key: str,
         on_change: Callable[[State], None] | None = None,
-        max_links: int = MAX_LINKS,
+        max_pending: int = MAX_PENDING,
         rate: float = RATE,
         hello_timeout: float = HELLO_TIMEOUT,
+        refuse_after: float = REFUSE_AFTER,
     ) -> None:
         self.authority = authority
         self.throttle = throttle
@@ -102,12 +131,15 @@ class AuthorityServer:
         """The doors' secret: a hello without it (or the host's token) is refused."""
         self.on_change = on_change
         """Called with the host's view of the state after every change."""
-        self.max_links = max_links
+        self.max_pending = max_pending
         self.rate = rate
         self.hello_timeout = hello_timeout
+        self.refuse_after = refuse_after
         self.app = web.Application()
         self.app.router.add_get("/link", self._handle)
         self._links: dict[LinkId, _Link] = {}
+        self._pending: dict[LinkId, _Link] = {}
+        """The links not welcomed yet, oldest first."""
         self._ids = itertools.count(1)
         self._handlers: set[asyncio.Task[object]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -155,13 +187,14 @@ class AuthorityServer:
     # Each link.
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        if self._stopping or len(self._links) >= self.max_links:
-            log.warning("link from %s turned away: too many links", request.remote)
-            return web.Response(status=503, text="The host has as many links as it can take.")
+        if self._stopping:
+            return web.Response(status=503, text="The series has ended.")
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, timeout=CLOSE_WITHIN / 4)
         await ws.prepare(request)
         link = _Link(next(self._ids), ws, peer=request.remote or "?")
         self._links[link.id] = link
+        self._pending[link.id] = link
+        self._make_room()
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
@@ -176,8 +209,26 @@ class AuthorityServer:
             self._handlers.discard(task)
         return ws
 
+    def _make_room(self) -> None:
+        """Past `max_pending` links not welcomed, close the oldest: one already refused, else
+        the oldest silent one (its game, if a door started it, links again)."""
+        while len(self._pending) > self.max_pending:
+            oldest = next((each for each in self._pending.values() if each.refused), None)
+            if oldest is None:
+                oldest = next(iter(self._pending.values()))
+            del self._pending[oldest.id]
+            log.warning(
+                "link %d from %r closed: too many links saying hello",
+                oldest.id,
+                oldest.peer,
+                extra={"peer": oldest.peer},
+            )
+            oldest.close_code = WSCloseCode.TRY_AGAIN_LATER
+            self._close(oldest)
+
     def _forget(self, link: _Link) -> None:
         """`link` has gone: its seat is away (or its watcher gone)."""
+        self._pending.pop(link.id, None)
         if self._links.pop(link.id, None) is None:
             return
         if self.authority.knows(link.id) and self.authority.drop(link.id):
@@ -189,6 +240,9 @@ class AuthorityServer:
         link = _Link(next(self._ids), None, peer=hello.peer, inbox=asyncio.Queue())
         self._links[link.id] = link
         assert link.inbox is not None
+        if not self._keyed(hello):
+            self._forget(link)
+            raise LinkDenied(NOT_FROM_A_DOOR)
         if not self._join(link, hello):
             self._forget(link)
             first = link.inbox.get_nowait()
@@ -203,13 +257,20 @@ class AuthorityServer:
         try:
             first = await link.ws.receive(timeout=self.hello_timeout)
         except TimeoutError:
-            self._refuse(link, "no hello in time")
+            await self._turn_away(link, "no hello in time")
             return
-        hello = self._read(link, first)
-        if hello is None:
+        if first.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+            return
+        try:
+            hello = parse_client(first.data) if first.type is WSMsgType.TEXT else None
+        except ProtocolError as error:
+            await self._turn_away(link, str(error))
             return
         if not isinstance(hello, Hello):
-            self._refuse(link, "the first message was not a hello")
+            await self._turn_away(link, _unwelcome(first))
+            return
+        if not self._keyed(hello):
+            await self._turn_away(link, "not from a door")
             return
         if not self._join(link, hello):
             return
@@ -225,19 +286,36 @@ class AuthorityServer:
             if message is None or not self._dispatch(link, message):
                 return
 
+    def _keyed(self, hello: Hello) -> bool:
+        """Whether `hello` carries the doors' key or the host's token: both are checked, in
+        constant time, whatever the hello holds."""
+        door = hmac.compare_digest((hello.door_key or "").encode(), self.door_key.encode())
+        host = self.authority.is_host_token(hello.host_token or "")
+        return door | host
+
+    async def _turn_away(self, link: _Link, reason: str) -> None:
+        """Refuse a link that was not welcomed, whatever was wrong: one line in the log, then
+        `REFUSE_AFTER` seconds later the one sentence, and the link closes (sooner, unanswered,
+        when it is closed to make room)."""
+        log.warning(
+            "link %d from %r refused: %s", link.id, link.peer, reason, extra={"peer": link.peer}
+        )
+        link.refused = True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(link.gone.wait(), self.refuse_after)
+        self._send_and_close(link, Denied(NOT_FROM_A_DOOR))
+
     def _join(self, link: _Link, hello: Hello) -> bool:
-        if hello.host_token is None and not hmac.compare_digest(
-            (hello.door_key or "").encode(), self.door_key.encode()
-        ):
-            self._send_and_close(link, Denied(NOT_FROM_A_DOOR))
-            log.warning("link %d from %s refused: not from a door", link.id, link.peer)
-            return False
+        """Seat or watch `link`, whose hello has the key: whether it was welcomed."""
+        self._pending.pop(link.id, None)
         link.peer = hello.peer  # the address the door saw
         try:
             welcome = self.authority.join(hello, link.id)
         except WrongCode as wrong:
             self.throttle.failed(hello.peer)
-            log.warning("link %d from %r: %s", link.id, hello.peer, wrong)
+            log.warning(
+                "link %d from %r: %s", link.id, hello.peer, wrong, extra={"peer": link.peer}
+            )
             self._send_and_close(link, wrong.denied)
             return False
         except JoinDenied as denied:
@@ -295,7 +373,9 @@ class AuthorityServer:
 
     def _refuse(self, link: _Link, reason: str) -> None:
         """Close `link` for misbehaving, with one line in the log."""
-        log.warning("link %d from %r closed: %s", link.id, link.peer, reason)
+        log.warning(
+            "link %d from %r closed: %s", link.id, link.peer, reason, extra={"peer": link.peer}
+        )
         self._close(link)
 
     # Sending.
@@ -321,6 +401,7 @@ class AuthorityServer:
     def _close(self, link: _Link) -> None:
         if not link.closing:
             link.closing = True
+            link.gone.set()
             with contextlib.suppress(asyncio.QueueFull):
                 (link.inbox or link.outbox).put_nowait(None)
 
@@ -333,7 +414,7 @@ class AuthorityServer:
         except (ConnectionError, RuntimeError):
             pass
         finally:
-            await link.ws.close()
+            await link.ws.close(code=link.close_code)
 
     def _broadcast(self) -> None:
         """Every joined link is sent the state as it sees it; then `on_change`."""
@@ -419,6 +500,17 @@ class HostLink:
             raise StopAsyncIteration
         assert isinstance(message, State | Refused | Ended)
         return message
+
+
+def _unwelcome(first: WSMessage) -> str:
+    """Why `first`, the first frame of a link, was not a hello it can be welcomed with."""
+    if first.type is WSMsgType.TEXT:
+        return "the first message was not a hello"
+    if first.type is WSMsgType.BINARY:
+        return "a binary frame"
+    if first.type is WSMsgType.ERROR:
+        return f"a bad frame ({first.data})"
+    return f"an unexpected frame ({first.type!r})"
 
 
 def _to_next_second(away: Away | None) -> float:
