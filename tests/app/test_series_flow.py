@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
-from textual.widgets import Markdown
+from textual import events
+from textual.widgets import Button, Markdown
 
 from app.conftest import HOT_SEAT, Driver, Start
 from tictactoe.engine import Mark
@@ -67,6 +70,65 @@ async def test_n_starts_the_next_match_and_the_chooser_alternates(start: Start) 
         assert ui.top_text("#question") == "Ada, choose your mark"
         assert ui.tally() == "Draws 0 Played 2"
         assert ui.series.wins == (1, 1)
+
+
+async def enter_then(ui: Driver, key: str, turns: int) -> None:
+    """Enter, then `key` `turns` turns of the event loop later (none: in the same read), as a
+    fast hand or a slow link delivers them; then let the app handle both."""
+    ui.app.post_message(events.Key("enter", "\r"))
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    ui.app.post_message(events.Key(key, key))
+    for _ in range(3):
+        await ui.pilot.pause()
+
+
+async def test_enter_then_x_on_the_dialog_answers_once_however_close_they_come(
+    start: Start,
+) -> None:
+    """Enter presses the focused X, and x answers too: the dialog answers once, and the game
+    screen stays (a second answer used to pop it, leaving a dead screen)."""
+    async with start(**HOT_SEAT) as ui:
+        for attempt in range(200):
+            assert isinstance(ui.app.screen, MarkChoiceScreen), attempt
+            chooser = ui.series.chooser
+            await enter_then(ui, "x", turns=attempt % 20)
+            assert isinstance(ui.app.screen, GameScreen), f"a dead screen at attempt {attempt}"
+            marks = ui.series.marks
+            assert marks is not None and marks[chooser] is Mark.X
+            await ui.burst(*ADA_WINS_TOP_ROW, "n")
+        assert ui.series.played == 200
+
+
+@pytest.mark.parametrize("turns", [0, 6])
+async def test_enter_on_o_then_x_takes_o_the_first_answer(start: Start, turns: int) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("right")  # the focus on O
+        await enter_then(ui, "x", turns)
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.series.marks == (Mark.O, Mark.X)
+
+
+async def test_two_buttons_pressed_together_give_the_first_answer_only(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        dialog = ui.app.screen
+        dialog.query_one("#o", Button).press()
+        dialog.query_one("#quit", Button).press()
+        for _ in range(3):
+            await ui.pilot.pause()
+        assert ui.app.is_running
+        assert isinstance(ui.app.screen, GameScreen)
+        assert ui.series.marks == (Mark.O, Mark.X)
+
+
+@pytest.mark.parametrize("answer", ["enter", "space"])
+async def test_a_move_typed_right_after_the_dialogs_enter_is_played(
+    start: Start, answer: str
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.burst(answer, "5")
+        assert ui.series.marks == (Mark.X, Mark.O)
+        assert ui.cell(4).mark is Mark.X
 
 
 async def test_with_first_x_the_other_player_may_open(start: Start) -> None:

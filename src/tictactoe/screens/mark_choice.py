@@ -30,11 +30,18 @@ REMINDER: Final = "The board waits: press X or O to choose (Q quits)."
 """What the dialog says to input meant for the board."""
 
 
+_ANSWERS: Final[dict[str | None, Mark | None]] = {"x": Mark.X, "o": Mark.O, "quit": None}
+"""What each button answers, by its id."""
+
+
 class MarkChoiceScreen(MinimumSize, ModalScreen[Mark | None]):
     """Asks `name` for a mark. Dismisses with the Mark, or None to quit the game.
 
-    Its answer keys are priority bindings: they act as they come off the app's queue, so
-    keys typed right after them already reach the board, in order.
+    Its answer keys (Enter and Space on the focused button too) are priority bindings: they act
+    as they come off the app's queue, so keys typed right after them already reach the board,
+    in order. The dialog answers once: whatever comes after its answer (a button's press still
+    on its way, a key of the same burst) is not a second answer, which would close the screen
+    under it.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -43,6 +50,7 @@ class MarkChoiceScreen(MinimumSize, ModalScreen[Mark | None]):
         Binding("q", "quit_game", "Quit", priority=True),
         Binding("s", "app.show_record", "Record", priority=True),
         Binding("question_mark,f1", "app.help", "Help", key_display="?", priority=True),
+        Binding("enter,space", "press", "Press the focused button", show=False, priority=True),
         Binding("left", "app.focus_previous", "Previous button", show=False),
         Binding("right", "app.focus_next", "Next button", show=False),
     ]
@@ -51,6 +59,8 @@ class MarkChoiceScreen(MinimumSize, ModalScreen[Mark | None]):
         super().__init__()
         self.chooser = name
         """The name of the player who chooses."""
+        self.answered = False
+        """Whether the dialog has given its answer: it gives no other."""
 
     def compose(self) -> ComposeResult:
         ask = ", choose your mark"
@@ -66,20 +76,25 @@ class MarkChoiceScreen(MinimumSize, ModalScreen[Mark | None]):
         yield Footer()
         yield TooSmall()
 
-    @on(Button.Pressed, "#x")
-    def _x(self) -> None:
-        self.action_choose("X")
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self._answer(_ANSWERS[event.button.id])
 
-    @on(Button.Pressed, "#o")
-    def _o(self) -> None:
-        self.action_choose("O")
+    def action_press(self) -> None:
+        """Enter or Space: the focused button's answer, as the key comes off the queue."""
+        if isinstance(self.focused, Button) and self.focused.id in _ANSWERS:
+            self._answer(_ANSWERS[self.focused.id])
 
-    @on(Button.Pressed, "#quit")
     def action_quit_game(self) -> None:
-        self.dismiss(None)
+        self._answer(None)
 
     def action_choose(self, mark: str) -> None:
-        self.dismiss(Mark(mark))
+        self._answer(Mark(mark))
+
+    def _answer(self, answer: Mark | None) -> None:
+        if not self.answered:
+            self.answered = True
+            self.dismiss(answer)
 
     def on_key(self, event: events.Key) -> None:
         """A key that is not the dialog's: say why it does nothing yet."""
