@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tictactoe.options import host_options, parse_config, parse_online, parse_serve
-from tictactoe.process import signals_stop, terminal_problem
+from tictactoe.process import open_files_limit, signals_stop, terminal_problem
 from tictactoe.report import tell_the_end
 from tictactoe.series import Series
 
@@ -23,6 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tictactoe.serve import serve
 
         gc.enable()  # a server runs for long (the game turns it on once it is drawn)
+        open_files_limit()  # the doors' own bounds are what limit connections
         return serve(parse_serve(argv[1:]))
     if argv and argv[0] in ("host", "join"):  # a series with a friend on another machine
         return play_online(argv)
@@ -69,6 +70,7 @@ def play_online(argv: Sequence[str]) -> int:
     if host is not None:
         hosting = host
         log_to_file()
+        open_files_limit()  # the doors' own bounds are what limit connections
 
         async def open_doors(name: str) -> Hosting:
             return await Hosting(name, hosting).start()

@@ -1,5 +1,5 @@
-"""The edges of the process: the terminal it needs, the signals that end it, and the way it
-ends a child of its own (`end_in_steps`).
+"""The edges of the process: the terminal it needs, the signals that end it, the way it
+ends a child of its own (`end_in_steps`), and the files it may have open (`open_files_limit`).
 
 Standard library only. (Before the game runs, `tictactoe.__main__` has the signals
 end the process quietly: Ctrl-C while the modules import leaves no traceback.)
@@ -27,6 +27,7 @@ __all__ = [
     "GRACE",
     "SIGNALS",
     "end_in_steps",
+    "open_files_limit",
     "screen_file",
     "signals_stop",
     "signals_wake",
@@ -51,6 +52,22 @@ _wakeup: tuple[socket.socket, socket.socket] | None = None
 
 _relay: threading.Thread | None = None
 """While the game runs on a loop that watches no sockets: the thread that wakes it instead."""
+
+
+def open_files_limit() -> int | None:
+    """Let the process have as many files open as the system lets it (its soft limit raised to
+    its hard one: a shell's or a tool's `ulimit -Sn 1024` is not the doors' bound, theirs are);
+    the limit now, or None where there is none to read (Windows)."""
+    if sys.platform == "win32":
+        return None
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != soft:
+        with suppress(ValueError, OSError):  # macOS refuses more than OPEN_MAX: keep the soft one
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    return None if soft == resource.RLIM_INFINITY else soft
 
 
 def terminal_problem() -> str | None:

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -131,7 +132,9 @@ async def test_a_stranger_without_the_code_starts_nothing_and_costs_the_host_not
     grown = rss_of_tree(alice.process.pid) - before
     assert grown < 30 * MIB, f"the host grew by {grown / MIB:.0f} MiB"
     logged = host_log(alice).read_text(encoding="utf-8").splitlines()
-    assert any("wrong code from 127.0.0.1" in line and "'NOTTHECODE'" in line for line in logged)
+    assert any("wrong code (10 characters) from 127.0.0.1" in line for line in logged)
+    assert not any("NOTTHECODE" in line or "ABCDEF" in line for line in logged)  # never a code
+    assert stat.S_IMODE(host_log(alice).stat().st_mode) == 0o600
     assert any("no valid ticket" in line for line in logged)
     assert any("rebound.example" in line for line in logged)
     assert len(logged) < 200

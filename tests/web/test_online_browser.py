@@ -33,7 +33,8 @@ class HostTerminal:
     """`tictactoe host` in a pseudo-terminal of 100x32, read all the time (a terminal that
     stops reading would stop the game), typed into as a person would."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *, soft_files: int | None = None) -> None:
+        """`soft_files`: the soft limit of open files it starts under (a tool's `ulimit -Sn`)."""
         self.record = home / "record.sqlite3"
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 32, 100, 0, 0))
@@ -41,8 +42,12 @@ class HostTerminal:
         environment["XDG_DATA_HOME"] = str(home / "data")
         self.environment = environment
         """The host's environment."""
+        limit = (
+            () if soft_files is None else ("sh", "-c", f'ulimit -Sn {soft_files}; exec "$@"', "-")
+        )
         self.process = subprocess.Popen(
             [
+                *limit,
                 *(sys.executable, "-m", "tictactoe", "host", "--player1", "Alice"),
                 *("--record", str(self.record)),
                 *("--listen", "127.0.0.1", "--ssh-port", "0", "--web-port", "0"),

@@ -7,11 +7,12 @@ said once.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import time
 from collections.abc import Callable
 from typing import Final
 
-__all__ = ["MAX_SIZE", "Bucket", "fits", "printable"]
+__all__ = ["MAX_SIZE", "Bucket", "fits", "peer_address", "printable"]
 
 MAX_SIZE: Final = (1000, 500)
 """The largest terminal a client may ask for, in columns and rows (a wall of 8K screens is
@@ -31,6 +32,21 @@ def fits(width: int, height: int, *, unknown: bool = False) -> bool:
 def printable(text: str, limit: int = NAME_LIMIT) -> str:
     """What a client sent, fit for one line of the log: no control characters, cut short."""
     return "".join(char if char.isprintable() else "?" for char in text[:limit])
+
+
+def peer_address(peername: object) -> str:
+    """A client's IP address from its socket's `peername`, an IPv4 one as such even when it
+    came in over IPv6: the address the doors count and log."""
+    if not isinstance(peername, tuple) or not peername:
+        return "?"
+    host = str(peername[0])
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
 
 
 class Bucket:

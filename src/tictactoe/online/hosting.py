@@ -24,20 +24,19 @@ import asyncio
 import contextlib
 import fcntl
 import ipaddress
-import logging
 import secrets
 import socket
 import struct
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import platformdirs
 
 from tictactoe.addresses import canonical_host, global_ipv6, is_loopback
+from tictactoe.doors.log import log_to_file as door_log
 from tictactoe.doors.ssh import SessionInfo, SshDoor, fingerprint, load_host_key
 from tictactoe.doors.web.code_gate import CodeGate
 from tictactoe.online.authority import Authority
@@ -59,10 +58,6 @@ JOIN_CODE: Final = "TICTACTOE_JOIN_CODE"
 """The variable that carries the series' code to a game a door starts."""
 JOIN_DOOR_KEY: Final = "TICTACTOE_JOIN_DOOR_KEY"
 """The variable that carries the doors' key to a game a door starts."""
-
-LOG_SIZE: Final = 1024 * 1024
-"""Bytes of the host's log before it is rotated; `LOG_KEPT` older ones are kept."""
-LOG_KEPT: Final = 3
 
 SEATS_LEAVE_WITHIN: Final = 1.0
 """Seconds the seats' games have to end by themselves when the series ends, before the
@@ -93,24 +88,9 @@ def host_log_path() -> Path:
 
 
 def log_to_file(path: Path | None = None) -> Path | None:
-    """Send the doors' and the authority's lines (a refusal, a throttle, a closed link, a bad
-    frame: one line each) to a rotating log file, never to the terminal the game is drawn on;
-    the file, or None when it cannot be opened (the lines are then dropped)."""
-    path = host_log_path() if path is None else path
-    logger = logging.getLogger("tictactoe")
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = RotatingFileHandler(
-            path, maxBytes=LOG_SIZE, backupCount=LOG_KEPT, encoding="utf-8"
-        )
-    except OSError:
-        logger.addHandler(logging.NullHandler())
-        return None
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
-    logger.addHandler(handler)
-    return path
+    """Send the doors' and the authority's lines to the host's log (`tictactoe.doors.log`);
+    the file, or None when it cannot be opened."""
+    return door_log(host_log_path() if path is None else path)
 
 
 def _door_host(listen: str | None) -> str:

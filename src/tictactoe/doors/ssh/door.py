@@ -36,7 +36,6 @@ if sys.platform == "win32":
 import asyncio
 import contextlib
 import errno
-import ipaddress
 import logging
 import os
 import re
@@ -47,7 +46,7 @@ from typing import Final
 import asyncssh
 
 from tictactoe.adapters.ssh_channel import limit_environment
-from tictactoe.doors.bounds import printable
+from tictactoe.doors.bounds import peer_address, printable
 from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
 from tictactoe.online.codes import Throttle, normalise_code
 
@@ -256,7 +255,7 @@ class SshDoor:
     def peer_of(self, peername: object) -> str:
         """The address a connection from `peername` counts as: the one it came to the relay from
         when a relay passed it on, else its own."""
-        address = _address(peername)
+        address = peer_address(peername)
         if isinstance(peername, tuple) and len(peername) >= 2:
             return self.relayed.get((address, peername[1]), address)
         return address
@@ -388,7 +387,7 @@ class Connection(asyncssh.SSHServer):
         """Log why this connection was refused or failed: its first reason, in one line."""
         if not self.logged:
             self.logged = True
-            log.warning(message, *args)
+            log.warning(message, *args, extra={"peer": self.peer})
 
     def close(self) -> None:
         if self.connection is not None:
@@ -503,17 +502,3 @@ async def _settle(tasks: set[asyncio.Task[None]]) -> None:
     """Wait until `tasks` is empty (a task may add more as it ends)."""
     while tasks:
         await asyncio.gather(*list(tasks), return_exceptions=True)
-
-
-def _address(peername: object) -> str:
-    """The client's IP address, an IPv4 one as such even when it came in over IPv6."""
-    if not isinstance(peername, tuple) or not peername:
-        return "?"
-    host = str(peername[0])
-    try:
-        address = ipaddress.ip_address(host.split("%")[0])
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return str(address.ipv4_mapped)
-    return str(address)

@@ -38,16 +38,26 @@ def own_page_only(host: str, own_host: Callable[[str], bool] | None) -> Middlewa
         target = request.url
         if own_host is not None:
             if not own_host(target.host or ""):
-                log.warning("refused a request addressed to %.80r: not this machine", request.host)
+                log.warning(
+                    "refused a request addressed to %.80r: not this machine",
+                    request.host,
+                    extra={"peer": request.remote},
+                )
                 raise web.HTTPMisdirectedRequest(text="This server answers to its own names.\n")
         elif loopback and not is_loopback(target.host or ""):
-            log.warning("refused a request addressed to %.80r: not this machine", request.host)
+            log.warning(
+                "refused a request addressed to %.80r: not this machine",
+                request.host,
+                extra={"peer": request.remote},
+            )
             raise web.HTTPMisdirectedRequest(text="This server only answers on this machine.\n")
         origin = request.headers.get("Origin")
         if request.path.startswith("/ws") and origin is not None:
             source = URL(origin)
             if (source.host, source.port) != (target.host, target.port):
-                log.warning("refused a game to a page from %.80r", origin)
+                log.warning(
+                    "refused a game to a page from %.80r", origin, extra={"peer": request.remote}
+                )
                 raise web.HTTPForbidden(text="Games start only from this server's own page.\n")
         return await handler(request)
 

@@ -10,6 +10,8 @@ that runs a Textual app as a child process (`games`). This server puts them toge
   right one opens a game's websocket;
 - what a page elsewhere could send through a visitor's browser is refused (`guard`), and what a
   tab sends is checked and paced before it reaches its game;
+- connections are bounded per address, in all and in time (`admission`): a stranger who opens
+  many, or sends headers a byte at a time, holds none for long and keeps nobody out;
 - stopping the server (Ctrl+C, SIGTERM, SIGHUP) ends every game within `STOP_WITHIN` seconds.
 """
 
@@ -33,11 +35,12 @@ from aiohttp import WSMsgType, web
 
 from tictactoe.addresses import url_host
 from tictactoe.doors.bounds import Bucket, fits
+from tictactoe.doors.web.admission import Admission
 from tictactoe.doors.web.code_gate import TOO_MANY_GAMES, CodeGate, Refusal, form_page
 from tictactoe.doors.web.games import KILL_GRACE, Games, GameSession, game_command
 from tictactoe.doors.web.guard import own_page_only
 
-__all__ = ["GameServer", "bound_port"]
+__all__ = ["GameServer"]
 
 log = logging.getLogger("tictactoe.web")
 
@@ -79,6 +82,7 @@ class GameServer:
         gate: CodeGate | None = None,
         own_host: Callable[[str], bool] | None = None,
         max_games: int = MAX_GAMES,
+        admission: Admission | None = None,
     ) -> None:
         self.host = host
         """The address listened on."""
@@ -99,14 +103,19 @@ class GameServer:
         (when not, a server on loopback answers loopback names only)."""
         self.max_games = max_games
         """Games running at once, at most (the spare counted)."""
+        self.admission = admission if admission is not None else Admission()
+        """Who may hold a connection, and for how long before a request."""
         self._runner: web.AppRunner | None = None
+        self._listening: list[asyncio.Server] = []
         self._stopping = False
         self._stop = asyncio.Event()
 
     async def make_app(self) -> web.Application:
         """The site: the page, its files (never a listing of their folders) and the games'
         websocket, answering only what a page of this server on this machine asks."""
-        app = web.Application(middlewares=[own_page_only(self.host, self.own_host)])
+        app = web.Application(
+            middlewares=[self.admission.middleware, own_page_only(self.host, self.own_host)]
+        )
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(TEMPLATES))
         if self.gate is None:
             routes = [
@@ -153,7 +162,7 @@ class GameServer:
                 raise Refusal(TOO_MANY_GAMES, 503)
             ticket = await self.gate.check(typed if isinstance(typed, str) else "", peer)
         except Refusal as refusal:
-            log.warning("refused a code from %s: %s", peer, refusal.sentence)
+            log.warning("refused a code from %s: %s", peer, refusal.sentence, extra={"peer": peer})
             page = form_page(TITLE, refusal.sentence)
             return web.Response(status=refusal.status, text=page, content_type="text/html")
         return self._game_page(request, f"ws://{request.host}/ws/{ticket}")
@@ -161,11 +170,18 @@ class GameServer:
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One tab: give it a game, pass keys, mouse and resizes on until either side leaves."""
         if self.gate is not None and self.gate.admit(request.match_info["ticket"]) is None:
-            log.warning("refused a game to %s: no valid ticket", request.remote)
+            log.warning(
+                "refused a game to %s: no valid ticket",
+                request.remote,
+                extra={"peer": request.remote},
+            )
             raise web.HTTPForbidden(text="Give the series' code first.\n")
         if len(self.games.sessions) >= self.max_games:
             log.warning(
-                "refused a game to %s: %d are open", request.remote, len(self.games.sessions)
+                "refused a game to %s: %d are open",
+                request.remote,
+                len(self.games.sessions),
+                extra={"peer": request.remote},
             )
             raise web.HTTPServiceUnavailable(text=TOO_MANY_GAMES + "\n")
         websocket = web.WebSocketResponse(heartbeat=15, timeout=KILL_GRACE, max_msg_size=MAX_FRAME)
@@ -252,14 +268,21 @@ class GameServer:
             handle_signals=False,
             access_log=None,
             shutdown_timeout=KILL_GRACE,
+            keepalive_timeout=self.admission.deadline,
         )
         await runner.setup()
         self._runner = runner
-        self.port = await _bind(runner, listen, self.port)
+        assert runner.server is not None
+        self._listening, self.port = await _bind(
+            self.admission.protocol(runner.server), listen, self.port
+        )
         return self.port
 
     async def close(self) -> None:
         """Stop serving: every game ends, every tab is closed."""
+        for listening in self._listening:
+            listening.close()
+        self._listening = []
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -310,28 +333,22 @@ def _number(text: str | None, default: int) -> int:
         return default
 
 
-async def _bind(runner: web.AppRunner, listen: str | None, port: int) -> int:
-    """Listen with `runner` on `listen` at `port`, the same port on every address; that port."""
+async def _bind(
+    protocol: Callable[[], asyncio.Protocol], listen: str | None, port: int
+) -> tuple[list[asyncio.Server], int]:
+    """Listen with `protocol` on `listen` at `port`, the same port on every address: the
+    servers, and that port."""
+    loop = asyncio.get_running_loop()
     for _ in range(_BIND_TRIES):
-        site = web.TCPSite(runner, listen, port)
-        await site.start()
-        ports = {int(address[1]) for address in runner.addresses}
+        server = await loop.create_server(protocol, listen, port, reuse_address=True)
+        ports = {int(sock.getsockname()[1]) for sock in server.sockets}
         if len(ports) <= 1:
-            return bound_port(runner, port)
+            return [server], ports.pop() if ports else port
         # Port 0 on IPv4 and IPv6 gave each its own: ask for one of them on both.
-        await site.stop()
+        server.close()
+        await server.wait_closed()
         port = min(ports)
         with contextlib.suppress(OSError):
-            site = web.TCPSite(runner, listen, port)
-            await site.start()
-            return port
+            return [await loop.create_server(protocol, listen, port, reuse_address=True)], port
         port = 0  # taken on the other one meanwhile: draw again
     raise OSError(errno.EADDRINUSE, "no port is free on every address")
-
-
-def bound_port(runner: web.AppRunner, asked: int) -> int:
-    """The port `runner` listens on (the real one when 0 was asked for)."""
-    for address in runner.addresses:
-        if isinstance(address, tuple) and len(address) >= 2:
-            return int(address[1])
-    return asked
