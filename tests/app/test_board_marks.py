@@ -1,8 +1,9 @@
 """Every mark on a board is drawn at one size: the biggest drawing the smallest cell takes.
 
-The board's rows and columns are shares (1fr) of its size, so they may differ by one cell:
-at 80x24 its rows are 6, 7 and 7 cells high. A mark is drawn from `mark_art` for the room
-of the board's smallest cell, the same in every cell.
+The board's rows are shares (1fr) of its height, so they may differ by one cell: at 80x24
+its rows are 6, 7 and 7 cells high. A mark is drawn from `mark_art` for the room of the
+board's smallest cell, the same in every cell. Its columns take one odd width, so that each
+drawing (an odd number of cells wide) is centred in its cell.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from __future__ import annotations
 import pytest
 from textual.geometry import Size
 
-from app.conftest import HOT_SEAT, Driver, Start
+from app.conftest import HOT_SEAT, Driver, Start, inside
 from tictactoe.widgets.board import Cell, mark_art
 
-SIZES = ((80, 24), (80, 18), (68, 30))
-"""Rows of 6, 7 and 7 cells; rows of 4, 5 and 5; columns of 12, 13 and 13."""
+SIZES = ((80, 24), (80, 18))
+"""Rows of 6, 7 and 7 cells; rows of 4, 5 and 5."""
 
 
 def smallest_room(cells: tuple[Cell, ...]) -> Size:
@@ -56,3 +57,29 @@ async def test_every_mark_on_a_board_of_unequal_rows_or_columns_is_drawn_alike(
         await ui.pilot.pause()
         await ui.press("6")
         assert_one_size(ui)
+
+
+def margins(lines: list[str]) -> tuple[int, int]:
+    """The blank columns left and right of what `lines` draw (a mark, or a digit)."""
+    drawn = [line for line in lines if line.strip()]
+    left = min(len(line) - len(line.lstrip()) for line in drawn)
+    right = min(len(line) - len(line.rstrip()) for line in drawn)
+    return left, right
+
+
+@pytest.mark.parametrize(
+    "size",
+    [*SIZES, (68, 30), (100, 32), (60, 20), (50, 16)],
+    ids=lambda size: f"{size[0]}x{size[1]}",
+)
+async def test_every_mark_and_digit_is_centred_in_its_cell(
+    start: Start, size: tuple[int, int]
+) -> None:
+    async with start(size=size, **HOT_SEAT) as ui:
+        await ui.press("x", "7", "8", "4", "5", "3")  # a mark in every row and every column
+        await ui.pilot.pause()
+        widths = {cell.outer_size.width for cell in ui.game.board.cells}
+        assert len(widths) == 1, (size, widths)
+        for cell in ui.game.board.cells:
+            left, right = margins(inside(cell))
+            assert left == right, (size, cell.cell, inside(cell))

@@ -17,7 +17,7 @@ DRAW = ("7", "8", "9", "5", "4", "6", "2", "1", "3")
 @pytest.mark.parametrize(
     ("size", "names"),
     [
-        pytest.param((79, 30), ("Ada", "Bob"), id="79x30"),  # the narrowest panel: 17 cells
+        pytest.param((79, 30), ("Ada", "Bob"), id="79x30"),  # the narrowest panel: 21 cells
         pytest.param((60, 40), ("A name far too long to fit", "李雷"), id="60x40-long-wide"),
         pytest.param((70, 24), ("Ada", "Bob"), id="70x24"),
         pytest.param((100, 40), ("A name far too long to fit", "Bo"), id="100x40-long"),
@@ -46,3 +46,16 @@ async def test_every_move_is_shown_whole(
                 assert cell_len(f"{head}{least} {tail}") > width, (width, line)
             else:
                 assert name == whole or (name.endswith("…") and whole.startswith(name[:-1]))
+
+
+@pytest.mark.parametrize("size", [(79, 30), (60, 20), (50, 16)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_three_letter_name_stays_whole_in_a_narrow_terminal(
+    start: Start, size: tuple[int, int]
+) -> None:
+    async with start(size=size, player1="Ada", player2="Bob") as ui:
+        await ui.press("x", "5", "8", "9", "1", "3")  # the last two: bottom-left, bottom-right
+        lines = [line.strip() for line in inside(ui.game.query_one(MoveHistory)) if line.strip()]
+        named = [line for line in lines if "bottom-right" in line or "bottom-left" in line]
+        assert named, lines
+        for line in named:
+            assert line.split()[1] in ("Ada", "Bob"), (size, lines)

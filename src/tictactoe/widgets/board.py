@@ -8,7 +8,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.content import Content
-from textual.geometry import Size
+from textual.css.scalar import Scalar
+from textual.geometry import Size, Spacing
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Button
@@ -132,15 +133,40 @@ class Board(Grid, can_focus=True):
         self._show()
 
     def on_resize(self) -> None:
-        """The rows and columns, shares of the board, may differ by a cell: every mark is
-        drawn for the smallest cell. (The cells have their new sizes by now.) A board too
-        low for a cell's border above and below its mark (the replay's, in a small
-        terminal) is `-flat`: app.tcss keeps one border line a cell, and every mark shows."""
+        """The columns take one odd width (`_centre_columns`); the rows, shares of the
+        board, may differ by a cell: every mark is drawn for the smallest cell. (The cells
+        have their new sizes by now.) A board too low for a cell's border above and below
+        its mark (the replay's, in a small terminal) is `-flat`: app.tcss keeps one border
+        line a cell, and every mark shows."""
+        changed = self._centre_columns()
         flat = min(cell.outer_size.height for cell in self.cells) < FULL_HEIGHT
         if flat != self.has_class("-flat"):
             self.set_class(flat, "-flat")
-            self.call_after_refresh(self._fit_marks)  # once the borders have changed
+            changed = True
+        if changed:
+            self.call_after_refresh(self._fit_marks)  # once the cells have their new sizes
         self._fit_marks()
+
+    def _centre_columns(self) -> bool:
+        """Give the three columns one odd width, the widest that fits, and centre them in
+        the board: every drawing of a mark (and a digit) is an odd number of cells wide, so
+        it has as many blank cells at its left as at its right in every column (shares of
+        the board's width differ by a cell, and an even cell puts its spare one at the
+        right). Whether the columns changed."""
+        gutter = self.styles.grid_gutter_vertical
+        width = self.outer_size.width
+        column = max(1, (width - 2 * gutter) // 3)
+        column -= 1 - column % 2  # (a cell's border takes one column at either side)
+        spare = max(0, width - 3 * column - 2 * gutter)
+        padding = Spacing(0, spare - spare // 2, 0, spare // 2)
+        if (self.styles.grid_columns, self.styles.padding) == (
+            (Scalar.from_number(column),),
+            padding,
+        ):
+            return False
+        self.styles.grid_columns = (column,)
+        self.styles.padding = padding
+        return True
 
     def _fit_marks(self) -> None:
         rooms = [cell.own_room for cell in self.cells]
