@@ -122,15 +122,22 @@ class OnlineApp(TicTacToeApp):
             hello = Hello(code, name, self.setup.peer, door_key=self.setup.door_key)
             self.link = await AuthorityLink.open(self.setup.link_url, hello)
         except LinkDenied as denied:
+            if denied.final:  # no name would do: the game ends, saying why (a door hangs up)
+                self._gone(str(denied))
             return str(denied)
         except LinkError:
             return "The host's game cannot be reached: it may have ended."
         return None
 
     def _nobody_joined(self) -> None:
-        if self.link is None and not self._ended:
+        if self.link is None:
+            self._gone(NOBODY_JOINED)
+
+    def _gone(self, text: str) -> None:
+        """This game ends before it joined, saying `text`."""
+        if not self._ended:
             self._ended = True
-            self.farewell = NOBODY_JOINED
+            self.farewell = text
             self.exit(None)
 
     def _joined(self, joined: bool | None) -> None:

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 import tictactoe.app
 import tictactoe.online_app
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
+from tictactoe.online.authority import MAX_WATCHERS
 from tictactoe.online.client import AuthorityLink
 from tictactoe.online.hosting import HostConfig, Hosting
 from tictactoe.online.protocol import Away, Ended, Hello, State
@@ -303,6 +304,49 @@ async def test_a_friend_who_never_gives_a_name_is_let_go(
         assert app.farewell == tictactoe.online_app.NOBODY_JOINED
     finally:
         await hosting.stop("The test is over.")
+
+
+async def test_a_friend_refused_for_good_is_told_why_and_the_game_ends(
+    host_config: HostConfig,
+) -> None:
+    """A name already taken may be changed on the join screen; a series with all the watchers
+    it can take will not change with another name: the game ends, saying so (its door then
+    hangs up), and holds no process on the host's machine."""
+    hosting = await Hosting("Alice", host_config).start()
+    try:
+        links = [
+            await AuthorityLink.open(
+                hosting.link_url,
+                Hello(hosting.code, f"P{n}", "127.0.0.1", door_key=hosting.door_key),
+            )
+            for n in range(1 + MAX_WATCHERS)
+        ]
+        app = OnlineApp(
+            GameConfig(save=False),
+            JoinSetup(
+                link_url=hosting.link_url,
+                code=hosting.code,
+                door_key=hosting.door_key,
+                peer="10.0.0.2",
+            ),
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"Alice", "enter")
+            await settle(pilot, lambda: "choose another name" in str(notice(app)))
+            assert isinstance(app.screen, JoinScreen) and app.return_code is None
+            app.screen.query_one("#name", Input).value = "Zed"
+            await pilot.press("enter")
+            await settle(pilot, lambda: app.return_code is not None)
+        assert app.farewell == "This series has all the watchers it can take."
+        for link in links:
+            await link.close()
+    finally:
+        await hosting.stop("The test is over.")
+
+
+def notice(app: OnlineApp) -> object:
+    """What the join screen says under its button."""
+    return app.screen.query_one("#join-notice", Static).render()
 
 
 class BrokenSeat(OnlineApp):

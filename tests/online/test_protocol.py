@@ -132,7 +132,7 @@ server_messages: st.SearchStrategy[ServerMessage] = st.one_of(
     st.just(Welcome("seat", 1)),
     st.just(Welcome("watcher", None)),
     st.builds(Refused, notices),
-    st.builds(Denied, st.text(max_size=100)),
+    st.builds(Denied, st.text(max_size=100), st.booleans()),
     st.builds(Ended, st.text(max_size=100)),
 )
 

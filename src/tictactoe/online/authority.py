@@ -46,11 +46,12 @@ MAX_WATCHERS: Final = 32
 
 
 class JoinDenied(Exception):
-    """A hello refused; `denied` is the message the link is sent before it closes."""
+    """A hello refused; `denied` is the message the link is sent before it closes (`final` when
+    no other name could be welcomed either: the game that asked ends)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, final: bool = False) -> None:
         super().__init__(text)
-        self.denied = Denied(text)
+        self.denied = Denied(text, final)
 
 
 class WrongCode(JoinDenied):
@@ -186,7 +187,7 @@ class Authority:
         an away seat takes that seat back where it was; anyone else watches.
         """
         if self._ended is not None:
-            raise JoinDenied(f"This series has ended: {self._ended.text}")
+            raise JoinDenied(f"This series has ended: {self._ended.text}", final=True)
         if normalise_code(hello.code) != self.code:
             raise WrongCode("That is not the code of this series.")
         if self.knows(link):
@@ -221,7 +222,7 @@ class Authority:
                 " a minute, once the old connection has been noticed gone."
             )
         if len(self._watchers) >= MAX_WATCHERS:
-            raise JoinDenied("This series has all the watchers it can take.")
+            raise JoinDenied("This series has all the watchers it can take.", final=True)
         self._watchers.add(link)
         self._changed()
         return Welcome("watcher", None)

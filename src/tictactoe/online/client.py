@@ -44,6 +44,11 @@ class LinkError(Exception):
 class LinkDenied(LinkError):
     """The authority refused the hello: the text is its sentence (a wrong code, a name taken…)."""
 
+    def __init__(self, text: str, *, final: bool = False) -> None:
+        super().__init__(text)
+        self.final = final
+        """Whether asking again cannot help (`Denied.final`)."""
+
 
 class AuthorityLink:
     """One open link to the authority; it owns its own HTTP session."""
@@ -98,7 +103,7 @@ class AuthorityLink:
         await ws.close()
         await session.close()
         if isinstance(message, Denied):
-            raise LinkDenied(message.text)
+            raise LinkDenied(message.text, final=message.final)
         raise LinkError("The host did not welcome this link.")
 
     async def act(self, version: int, intent: Intent) -> None:

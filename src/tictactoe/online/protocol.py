@@ -130,6 +130,10 @@ class Denied:
     """A hello refused, and why; the link closes after it."""
 
     text: str
+    final: bool = False
+    """Whether asking again cannot help (the series has ended or has all the watchers it can
+    take; the link did not come through a door): the game that asked ends, saying `text`. Else
+    the person may try another name."""
 
 
 ServerMessage = Welcome | State | Refused | Ended | Denied

@@ -242,11 +242,13 @@ class AuthorityServer:
         assert link.inbox is not None
         if not self._keyed(hello):
             self._forget(link)
-            raise LinkDenied(NOT_FROM_A_DOOR)
+            raise LinkDenied(NOT_FROM_A_DOOR, final=True)
         if not self._join(link, hello):
             self._forget(link)
             first = link.inbox.get_nowait()
-            raise LinkDenied(first.text if isinstance(first, Denied) else "refused")
+            if isinstance(first, Denied):
+                raise LinkDenied(first.text, final=first.final)
+            raise LinkDenied("refused")
         welcome = link.inbox.get_nowait()
         assert isinstance(welcome, Welcome)
         return HostLink(self, link, welcome)
@@ -303,7 +305,7 @@ class AuthorityServer:
         link.refused = True
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(link.gone.wait(), self.refuse_after)
-        self._send_and_close(link, Denied(NOT_FROM_A_DOOR))
+        self._send_and_close(link, Denied(NOT_FROM_A_DOOR, final=True))
 
     def _join(self, link: _Link, hello: Hello) -> bool:
         """Seat or watch `link`, whose hello has the key: whether it was welcomed."""

@@ -130,8 +130,8 @@ def _encoded(message: ClientMessage | ServerMessage) -> dict[str, object]:
             }
         case Refused(notice):
             return {"kind": "refused", "notice": encode_notice(notice)}
-        case Denied(text):
-            return {"kind": "denied", "text": text}
+        case Denied(text, final):
+            return {"kind": "denied", "text": text, "final": final}
         case Ended(text, series):
             encoded = None if series is None else encode_series(series)
             return {"kind": "ended", "text": text, "series": encoded}
@@ -342,8 +342,11 @@ def parse_server(text: object) -> ServerMessage:
         schema.only(fields, "refused", {"kind", "notice"})
         return Refused(decode_notice(fields["notice"]))
     if kind == "denied":
-        schema.only(fields, "denied", {"kind", "text"})
-        return Denied(schema.text(fields["text"], "text", MAX_TEXT))
+        schema.only(fields, "denied", {"kind", "text"}, {"final"})
+        final = fields.get("final", False)
+        if not isinstance(final, bool):
+            raise ProtocolError("denied: final is not true or false")
+        return Denied(schema.text(fields["text"], "text", MAX_TEXT), final)
     if kind == "ended":
         schema.only(fields, "ended", {"kind", "text", "series"})
         series = None if fields["series"] is None else decode_series(fields["series"])
