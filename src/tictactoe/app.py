@@ -227,6 +227,17 @@ class TicTacToeApp(CrashReporting[Series | None]):
             self._notified[key] = now + timeout
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables for the theme, and `$line` and `$line-hover` for the borders
+        of the cells, the cards and the moves: the panel's colour two (three) shades
+        lighter in a dark theme, darker in a light one, where lighter is near white."""
+        variables = super().get_css_variables()
+        shade = "lighten" if self.current_theme.dark else "darken"
+        return variables | {
+            "line": variables[f"panel-{shade}-2"],
+            "line-hover": variables[f"panel-{shade}-3"],
+        }
+
     def _warn(self, warnings: Iterable[str]) -> None:
         for warning in warnings:
             self.notify(warning, title="Saved data", severity="warning", timeout=10, markup=False)

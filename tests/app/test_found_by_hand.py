@@ -29,6 +29,7 @@ from tictactoe.screens.game import GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.widgets.history import history_lines
+from tictactoe.widgets.scoreboard import PlayerCard
 
 TINY = (40, 12)
 
@@ -242,3 +243,20 @@ async def test_undo_and_hint_leave_the_footer_once_a_match_is_over_and_still_say
         await ui.pilot.pause()
         shown = footer_text(ui.app.screen)
         assert "Undo" in shown and "Hint" in shown, shown
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "solarized-light", "nord"])
+async def test_the_borders_of_cells_cards_and_moves_stand_out_in_every_theme(
+    start: Start, theme: str
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        ui.app.theme = theme
+        await ui.press("x")
+        await ui.pilot.pause()
+        empty = ui.game.board.cells[0]
+        card = list(ui.game.scoreboard.query(PlayerCard))[1]  # not the one to move
+        for widget in (empty, card, ui.game.history):
+            _, background = widget.background_colors
+            border = background + widget.styles.border_top[1]
+            contrast = abs(border.brightness - background.brightness)
+            assert contrast >= 0.12, (theme, widget, contrast)
