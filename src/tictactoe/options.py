@@ -16,7 +16,7 @@ from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.record_paths import path_problem
+from tictactoe.record_paths import default_record_path, path_problem
 from tictactoe.series import FirstMove, NameClash
 
 if TYPE_CHECKING:
@@ -193,6 +193,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     return parser, {"serve": serve, "host": host, "join": join}
 
 
+def _help_text(path: Path) -> str:
+    """`path` as an option's help may hold it (argparse reads % as a format)."""
+    return str(path).replace("%", "%%")
+
+
 def _add_shared_options(add_argument: Callable[..., argparse.Action]) -> None:
     """The options a hosted series shares with a game at one keyboard."""
     add_argument(
@@ -211,7 +216,7 @@ def _add_shared_options(add_argument: Callable[..., argparse.Action]) -> None:
     add_argument(
         "--record",
         metavar="PATH",
-        help="the game record's SQLite file (default: record.sqlite3 in your user data folder)",
+        help=f"the game record's SQLite file (default: {_help_text(default_record_path())})",
     )
     add_argument("--no-save", action="store_true", help="keep nothing: no record, no settings")
 

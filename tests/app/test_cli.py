@@ -21,6 +21,7 @@ from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.names import NAME_WIDTH, short
+from tictactoe.record_paths import default_record_path
 from tictactoe.series import FirstMove, NameClash, Player, Series
 from tictactoe.serve import ServeConfig
 
@@ -140,6 +141,12 @@ def test_a_level_alone_means_the_computer_and_vs_computer_alone_means_medium() -
     assert options.parse_config(["--level", "easy"]).level is Level.EASY
     assert options.parse_config(["--vs", "computer"]).level is Level.MEDIUM
     assert options.parse_config(["--vs", "computer"]).initial_series() is None  # names still asked
+
+
+def test_help_names_the_default_record_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code(["--help"]) == 0
+    out = "".join(capsys.readouterr().out.split())  # argparse breaks lines at / and -
+    assert "".join(f"(default: {default_record_path()})".split()) in out, out
 
 
 def test_help_and_readme_say_that_a_level_means_the_computer(
