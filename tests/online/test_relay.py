@@ -9,6 +9,7 @@ door can tell them apart from the relay's own connections, which come from 127.0
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 import sys
 import time
@@ -22,7 +23,8 @@ import pytest
 from online.relay_server import RelayServer, is_open
 from online.relay_server import relay_server as relay_server  # the fixture
 from tictactoe.online.hosting import HostConfig, Hosting
-from tictactoe.online.invitation import Invitation
+from tictactoe.online.invitation import Invitation, Reach
+from tictactoe.online.relay import listening_addresses
 from tictactoe.online.relay_target import parse_relay
 
 pytestmark = pytest.mark.skipif(
@@ -110,6 +112,8 @@ async def test_a_friend_logs_in_through_the_relay_which_closes_with_the_hosting(
     await until(lambda: series.invitation.relay is not None)
     assert series.invitation.relay == ("127.0.0.1", series.relay_port)
     assert series.invitation.relay_notice == ""
+    assert series.invitation.relay_anywhere  # the relay's kernel says it listens on all
+    assert f"{Reach.RELAY.value}\n  {series.invitation.first_line}" in series.invitation.text()
     assert series.invitation.first_line == (
         f"ssh -p {series.relay_port} {series.hosting.code}@127.0.0.1"
     )
@@ -204,6 +208,66 @@ async def test_a_refused_forward_is_said_in_a_sentence_and_the_local_door_stays(
     assert series.invitation.first_line.startswith(f"ssh -p {series.hosting.ssh_port} ")
     bob = await friend(series.hosting.ssh_port, series.hosting.code, "127.0.0.3")
     bob.close()
+
+
+async def test_a_relay_that_listens_on_its_loopback_only_is_no_line_and_says_what_to_set(
+    relay_server: RelayServer, hosted: Callable[[], Any]
+) -> None:
+    """sshd without GatewayPorts says yes to the forward and listens on its own loopback: the
+    invitation does not offer it to friends elsewhere, and says what to set."""
+    relay_server.start("GatewayPorts no")
+    relay_server.trust()
+    series: Hosted = await hosted()
+    await until(lambda: "loopback only" in series.invitation.relay_notice)
+    assert series.invitation.relay is None
+    assert "through the relay" not in series.invitation.text()
+    notice = series.invitation.relay_notice
+    assert notice.startswith(f"The relay {relay_server.target} listens on port ")
+    assert "set GatewayPorts clientspecified (or yes) in its sshd_config" in notice
+    assert series.invitation.first_line.startswith(f"ssh -p {series.hosting.ssh_port} ")
+    bob = await friend(series.hosting.ssh_port, series.hosting.code, "127.0.0.3")  # the door
+    bob.close()
+
+
+async def test_a_relay_that_cannot_be_asked_where_it_listens_is_headed_with_what_it_needs(
+    relay_server: RelayServer, hosted: Callable[[], Any]
+) -> None:
+    relay_server.start("ForceCommand /bin/false")  # no command runs there: forwards still do
+    relay_server.trust()
+    series: Hosted = await hosted()
+    await until(lambda: series.invitation.relay is not None)
+    assert not series.invitation.relay_anywhere
+    assert Reach.RELAY.value not in series.invitation.text()
+    assert f"{Reach.RELAY_UNSURE.value}\n  {series.invitation.first_line}" in (
+        series.invitation.text()
+    )
+
+
+def test_the_relay_s_listening_sockets_are_read_from_its_kernel_s_tables() -> None:
+    table = "\n".join(
+        [
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid",
+            "   0: 0100007F:A0F4 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0",
+            "   1: 00000000:A0F5 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0",
+            "   2: 0100007F:A0F5 0100007F:D431 01 00000000:00000000 00:00000000 00000000     0",
+            "   3: 0A00000A:A0F6 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0",
+            "  sl  local_address                         remote_address                        st",
+            "   0: 00000000000000000000000001000000:A0F4 00000000000000000000000000000000:0000 0A",
+            "   1: 00000000000000000000000000000000:A0F5 00000000000000000000000000000000:0000 0A",
+            "   2: 0000000000000000FFFF00000100007F:A0F7 00000000000000000000000000000000:0000 0A",
+            "cat: /proc/net/tcp6: No such file or directory",
+        ]
+    )
+    loopback = [ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")]
+    assert listening_addresses(table, 0xA0F4) == loopback
+    assert listening_addresses(table, 0xA0F5) == [  # the connected socket is not listening
+        ipaddress.ip_address("0.0.0.0"),
+        ipaddress.ip_address("::"),
+    ]
+    assert listening_addresses(table, 0xA0F6) == [ipaddress.ip_address("10.0.0.10")]
+    assert listening_addresses(table, 0xA0F7) == [ipaddress.ip_address("127.0.0.1")]
+    assert listening_addresses(table, 22) == []
+    assert listening_addresses("This account is not available.", 0xA0F4) == []
 
 
 async def test_a_login_the_relay_refuses_is_said_in_a_sentence(

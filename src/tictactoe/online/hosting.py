@@ -225,8 +225,10 @@ class Hosting:
             self.relay.start()
         return self
 
-    def _relay_changed(self, place: tuple[str, int] | None, notice: str) -> None:
-        self.invitation = replace(self.invitation, relay=place, relay_notice=notice)
+    def _relay_changed(self, place: tuple[str, int] | None, notice: str, anywhere: bool) -> None:
+        self.invitation = replace(
+            self.invitation, relay=place, relay_notice=notice, relay_anywhere=anywhere
+        )
         if self.invitation_changed is not None:
             self.invitation_changed(self.invitation)
 

@@ -1,9 +1,11 @@
 """What the host passes on to a friend: the lines that join a hosted series, and from where
 each one works.
 
-A line through a relay works from anywhere; one to a public address (IPv4, or a global IPv6
-address) from anywhere a firewall lets it through (over IPv6, only from networks that have it);
-one to a private address only on this network; one to loopback only on this machine.
+A line through a relay works from anywhere when the relay was seen listening beyond its own
+loopback (else its heading says what the relay needs); one to a public address (IPv4, or a
+global IPv6 address) from anywhere a firewall lets it through (over IPv6, only from networks
+that have it); one to a private address only on this network; one to loopback only on this
+machine.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ class Reach(Enum):
     """From where a line works, as its heading in the invitation says it; in the order shown."""
 
     RELAY = "From anywhere, through the relay:"
+    RELAY_UNSURE = (
+        "Through the relay, from anywhere if its sshd has GatewayPorts clientspecified (or yes):"
+    )
     PUBLIC = "From anywhere a firewall lets it through:"
     IPV6 = "From networks with IPv6, where a firewall lets it through:"
     NETWORK = "On this network:"
@@ -63,6 +68,9 @@ class Invitation:
     relay_notice: str = field(default="")
     """What to know about the relay now, in a sentence (it is being opened, it refused, ...);
     empty when all is well or there is no relay."""
+    relay_anywhere: bool = True
+    """Whether the relay was seen listening beyond its own loopback; False when it could not be
+    asked (its line is then headed with what it needs)."""
 
     def places(self) -> list[tuple[Reach, str]]:
         """Every address a friend's `ssh` may use, with its reach, in the order shown."""
@@ -93,7 +101,8 @@ class Invitation:
         """The invitation as plain lines, each `ssh` line under the heading of its reach."""
         lines = ["To join from any terminal, paste one of these lines:"]
         if self.relay is not None:
-            lines += ["", Reach.RELAY.value, f"  {self.first_line}"]
+            relay = Reach.RELAY if self.relay_anywhere else Reach.RELAY_UNSURE
+            lines += ["", relay.value, f"  {self.first_line}"]
         heading = None
         for reach, address in self.places():
             if reach is not heading:

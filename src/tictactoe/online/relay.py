@@ -7,6 +7,13 @@ key must already be (an unknown key is refused: the host is told to run `ssh` on
 it). It asks the relay to listen on all of its addresses (the relay's sshd needs
 `GatewayPorts clientspecified` or `yes` for that) on a port the relay chooses, or the one given.
 
+An sshd without that setting still says yes, and listens on its own loopback only: SSH's answer
+to a forward names the port, never the address bound. So the host asks the relay's kernel, as
+the user it logged in as: its table of listening sockets (`/proc/net/tcp` and `tcp6`, read with
+`cat`). A relay found listening on its loopback only is no line for a friend: the host is told
+what to set, and the relay is tried again now and then. A relay that cannot be asked (not Linux,
+no shell for that user) is offered under a heading saying what it needs.
+
 Each connection to that port reaches the host as a channel of this SSH link and is passed on,
 byte for byte, to the SSH door on this machine: the friend's SSH session ends at the door, so
 the relay carries only encrypted bytes. The door sees such a connection come from this machine;
@@ -38,7 +45,7 @@ from tictactoe.addresses import canonical_host
 from tictactoe.doors.ssh import CHANNEL_WINDOW, SshDoor
 from tictactoe.online.relay_target import RelayTarget
 
-__all__ = ["Relay", "RelayChanged"]
+__all__ = ["Relay", "RelayChanged", "listening_addresses"]
 
 log = logging.getLogger("tictactoe.online")
 
@@ -51,10 +58,17 @@ RETRY_MOST: Final = 30.0
 """Seconds between tries to open the relay again: doubled after each failure, up to this."""
 STOP_WITHIN: Final = 2.0
 """Seconds the link has to close when the host ends."""
+ASK_WITHIN: Final = 5.0
+"""Seconds the relay has to say where it listens."""
+LISTENING_TABLES: Final = "cat /proc/net/tcp /proc/net/tcp6"
+"""The command run on the relay to read its listening sockets (Linux's own tables)."""
+_LISTEN: Final = "0A"
+"""A socket's state in those tables when it listens."""
 
-RelayChanged = Callable[[tuple[str, int] | None, str], None]
-"""Told where the relay forwards from now (its host and port; None while it does not), and a
-sentence for the host when something is wrong ("" when nothing is)."""
+RelayChanged = Callable[[tuple[str, int] | None, str, bool], None]
+"""Told where the relay forwards from now (its host and port; None while it does not), a
+sentence for the host when something is wrong ("" when nothing is), and whether the relay was
+seen listening beyond its own loopback (False when it could not be asked)."""
 
 
 class _Refused(Exception):
@@ -105,14 +119,26 @@ class Relay:
                 await asyncio.wait_for(link.wait_closed(), STOP_WITHIN)
         self.place = None
 
-    def _say(self, place: tuple[str, int] | None, notice: str, *, problem: bool = True) -> None:
+    def _say(
+        self,
+        place: tuple[str, int] | None,
+        notice: str,
+        *,
+        problem: bool = True,
+        anywhere: bool = False,
+    ) -> None:
         """Tell of a change; a problem (and the relay opening) is a line in the host's log."""
         self.place = place
         if place is not None:
-            log.info("relay %s: forwarding port %d to the SSH door", self.target, place[1])
+            log.info(
+                "relay %s: forwarding port %d to the SSH door (%s)",
+                self.target,
+                place[1],
+                "beyond its loopback" if anywhere else "where it listens is not known",
+            )
         elif problem:
             log.warning("relay %s: %s", self.target, notice)
-        self.changed(place, notice)
+        self.changed(place, notice, anywhere)
 
     async def _keep_open(self) -> None:
         pause, opened = RETRY_FIRST, False
@@ -172,9 +198,18 @@ class Relay:
                 + (f", and port {self.listen_port} free)." if self.listen_port else ").")
             )
             raise (_Retry if opened else _Refused)(refusal) from None
+        port = listener.get_port()
+        bound = await _listening(link, port)
+        if bound and all(address.is_loopback for address in bound):
+            link.close()
+            raise _Retry(
+                f"The relay {target} listens on port {port} of its own loopback only, so friends"
+                " elsewhere cannot reach it: set GatewayPorts clientspecified (or yes) in its"
+                " sshd_config and reload sshd. Trying again meanwhile."
+            )
         self._link = link
         host = str(link.get_extra_info("host") or target.host)
-        self._say((host, listener.get_port()), "")
+        self._say((host, port), "", anywhere=bool(bound))
         return link
 
     async def _forwarded(self, orig_host: str, orig_port: int) -> asyncssh.SSHTCPSession[bytes]:
@@ -297,6 +332,47 @@ class _RelaySide(asyncssh.SSHTCPSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.door_side.transport is not None:
             self.door_side.transport.close()
+
+
+async def _listening(
+    link: asyncssh.SSHClientConnection, port: int
+) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The addresses the relay listens on at `port`, as its kernel says; none when it cannot
+    be asked."""
+    try:
+        done = await link.run(LISTENING_TABLES, check=False, timeout=ASK_WITHIN)
+    except (OSError, asyncssh.Error, TimeoutError):
+        return []
+    table = done.stdout
+    if isinstance(table, bytes):
+        table = table.decode("ascii", "replace")
+    return listening_addresses(table or "", port)
+
+
+def listening_addresses(
+    table: str, port: int
+) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The local addresses of the sockets listening on `port` in `table`, the lines of Linux's
+    `/proc/net/tcp` and `/proc/net/tcp6` (each address in hex, in the kernel's little-endian
+    words); lines that are not such rows are passed over."""
+    found: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = []
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) < 4 or fields[3] != _LISTEN or ":" not in fields[1]:
+            continue
+        address, _, hex_port = fields[1].partition(":")
+        try:
+            if int(hex_port, 16) != port or len(address) not in (8, 32):
+                continue
+            raw = bytes.fromhex(address)
+        except ValueError:
+            continue
+        words = b"".join(raw[at : at + 4][::-1] for at in range(0, len(raw), 4))
+        ip = ipaddress.ip_address(words)
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        found.append(ip)
+    return found
 
 
 def _unreachable(error: OSError) -> asyncssh.ChannelOpenError:
