@@ -16,7 +16,7 @@ from tictactoe import __version__
 from tictactoe.ai import Level
 from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
-from tictactoe.record_paths import default_record_path, path_problem
+from tictactoe.record_paths import default_record_path, is_database, path_problem
 from tictactoe.series import FirstMove, NameClash
 
 if TYPE_CHECKING:
@@ -350,8 +350,7 @@ def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig
         save=not args.no_save,
         record_file=_file_path(parser, "--record", args.record),
     )
-    record = config.record_path()
-    problem = None if record is None else path_problem(record)
+    problem = _record_problem(config)
     if problem is not None:
         parser.exit(2, f"{parser.prog}: error: {problem}\n")
     host = HostConfig(
@@ -431,11 +430,31 @@ def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> G
         config.initial_series()
     except NameClash as clash:
         parser.exit(2, f"{parser.prog}: error: {clash}\n")
-    record = config.record_path()
-    problem = None if record is None else path_problem(record)
+    problem = _record_problem(config)
     if problem is not None:
         parser.exit(2, f"{parser.prog}: error: {problem}\n")
     return config
+
+
+def _record_problem(config: GameConfig) -> str | None:
+    """Why the record file of `config` can never hold the record, as a sentence; None when
+    it may. A database given with --record is read first: another program's (or a newer
+    version's) is refused here, not found out at the first match and left unsaved."""
+    record = config.record_path()
+    if record is None:
+        return None
+    problem = path_problem(record)
+    if problem is None and config.record_file is not None and is_database(record):
+        from tictactoe.record.opening import not_ours  # SQLite only for a database given
+
+        refusal = not_ours(record)
+        if refusal is not None:
+            why = refusal.removesuffix(", so it is left as it is")
+            problem = (
+                f"{record} {why}; it is left untouched (--record takes a record of this"
+                " game, or a new file)."
+            )
+    return problem
 
 
 def _file_path(parser: argparse.ArgumentParser, option: str, text: str | None) -> Path | None:

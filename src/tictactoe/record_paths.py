@@ -14,7 +14,13 @@ from typing import Final
 
 import platformdirs
 
-__all__ = ["RECORD_NAME", "default_legacy_path", "default_record_path", "path_problem"]
+__all__ = [
+    "RECORD_NAME",
+    "default_legacy_path",
+    "default_record_path",
+    "is_database",
+    "path_problem",
+]
 
 RECORD_NAME: Final = "record.sqlite3"
 """The record's file name in the user data directory."""
@@ -28,6 +34,16 @@ def default_record_path() -> Path:
 def default_legacy_path() -> Path:
     """Where earlier versions kept their statistics, imported once into the record."""
     return platformdirs.user_data_path("tictactoe") / "stats.json"
+
+
+def is_database(path: Path) -> bool:
+    """Whether the file at `path` begins as every SQLite database does (read without
+    SQLite: a file that does not need no more)."""
+    try:
+        with path.open("rb") as file:
+            return file.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def path_problem(path: Path) -> str | None:

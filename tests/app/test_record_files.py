@@ -11,6 +11,7 @@ import json
 import os
 import select
 import signal
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from tictactoe import options, report
 from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
 from tictactoe.engine import Mark
-from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.record import SCHEMA_VERSION, GameRecord, MatchRecord
 from tictactoe.series import Player, Series
 
 pty = pytest.importorskip("pty")
@@ -253,6 +254,76 @@ def test_a_record_path_through_a_broken_link_is_refused_in_one_sentence(
     (line,) = result.stderr.splitlines()
     assert line == f"tictactoe: error: {said.format(path=path, tmp=tmp_path)}"
     assert sorted(entry.name for entry in tmp_path.iterdir()) == before
+
+
+def keep_a_match(path: Path) -> None:
+    record = GameRecord(path)
+    record.add(MatchRecord((Player("Ada"), Player("Bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0))
+    record.finish()
+
+
+def another_programs_database(path: Path, *, version: int = 0, wal: bool = False) -> Path:
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    db.execute("INSERT INTO notes (body) VALUES ('buy milk')")
+    db.execute(f"PRAGMA user_version = {version}")
+    if wal:
+        db.execute("PRAGMA journal_mode = WAL")
+    db.commit()
+    db.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (another_programs_database, "is a database of some other program"),
+        (lambda path: another_programs_database(path, wal=True), "some other program"),
+        (
+            lambda path: another_programs_database(path, version=-1),
+            "some other program",
+        ),
+    ],
+    ids=["another program's", "another program's in WAL mode", "another program's, version -1"],
+)
+def test_a_database_that_is_not_the_games_is_refused_at_start_in_one_sentence(
+    tmp_path: Path, make: Callable[[Path], Path], said: str
+) -> None:
+    path = make(tmp_path / "notes.db")
+    before = path.read_bytes()
+    result = refusal("--record", str(path))
+
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"tictactoe: error: {path} ") and said in line, line
+    assert line.endswith(".") and line.count(". ") == 0, line
+    assert path.read_bytes() == before
+    assert [file.name for file in tmp_path.iterdir()] == ["notes.db"]  # no journal, -wal, -shm
+
+
+def test_a_newer_versions_record_is_refused_at_start_in_one_sentence(tmp_path: Path) -> None:
+    path = tmp_path / "record.sqlite3"
+    keep_a_match(path)
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    result = refusal("--record", str(path))
+
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"tictactoe: error: {path} was written by a newer version"), line
+
+
+def test_the_games_own_record_and_a_new_file_are_taken_at_start(tmp_path: Path) -> None:
+    ours = tmp_path / "record.sqlite3"
+    keep_a_match(ours)
+    for path in (ours, tmp_path / "new.sqlite3", tmp_path / "empty.sqlite3"):
+        if path.name == "empty.sqlite3":
+            path.touch()
+        config = options.parse_config(["--record", str(path), "--player1", "Ada"])
+        assert config.record_file == path
 
 
 def test_the_old_option_is_checked_the_same_way(tmp_path: Path) -> None:

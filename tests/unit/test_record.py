@@ -1050,3 +1050,31 @@ def test_a_file_another_game_makes_its_tables_in_while_it_is_checked_is_ours(
     finally:
         db.close()
         other.close()
+
+
+def test_a_file_swapped_for_another_programs_database_during_play_gets_one_true_sentence(
+    tmp_path: Path,
+) -> None:
+    """The matches are not added to it (it is left byte for byte as it is), and nothing
+    says they were."""
+    path = tmp_path / "record.sqlite3"
+    record = GameRecord(path)
+    record.add(played(ADA, BOB))
+    record.add(played(ADA, BOB))
+    assert record.take_notices() == []
+    foreign = tmp_path / "notes.db"
+    db = sqlite3.connect(foreign)
+    db.executescript(NOTES)
+    db.close()
+    before = foreign.read_bytes()
+    foreign.replace(path)
+    for companion in ("-wal", "-shm"):
+        path.with_name(path.name + companion).unlink(missing_ok=True)
+
+    record.add(played(ADA, BOB))
+
+    (notice,) = record.take_notices()
+    assert "added" not in notice and "written to it again" not in notice, notice
+    assert "some other program" in notice and "will not be saved" in notice, notice
+    assert path.read_bytes() == before
+    assert record.unsaved == 3

@@ -14,7 +14,14 @@ from urllib.parse import quote
 from tictactoe.record.database import is_damage, read_text
 from tictactoe.record.schema import SCHEMA_VERSION, NotOurs, check_ours, migrate
 
-__all__ = ["COMPANIONS", "Damaged", "file_identity", "open_for_reading", "open_for_writing"]
+__all__ = [
+    "COMPANIONS",
+    "Damaged",
+    "file_identity",
+    "not_ours",
+    "open_for_reading",
+    "open_for_writing",
+]
 
 COMPANIONS: Final = ("-wal", "-shm", "-journal")
 """SQLite's own files beside a database, which belong with it."""
@@ -60,6 +67,32 @@ def open_for_writing(path: Path | None, busy_timeout: float) -> sqlite3.Connecti
             raise Damaged(str(error)) from error
         raise
     return db
+
+
+def not_ours(path: Path) -> str | None:
+    """Why the database at `path` is not the game's to write to (`NotOurs`' words); None
+    when it may be, or when it cannot be read now (a damaged file: play deals with it).
+
+    Read as immutable: no lock, no journal, no `-wal` or `-shm` made beside another
+    program's file. What only a write-ahead log holds is not seen; play sees it.
+    """
+    try:
+        db = sqlite3.connect(
+            f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1",
+            uri=True,
+            isolation_level=None,
+        )
+    except sqlite3.Error:
+        return None
+    try:
+        check_ours(db)
+    except NotOurs as refusal:
+        return str(refusal)
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+    return None
 
 
 def open_for_reading(path: Path, busy_timeout: float) -> sqlite3.Connection:

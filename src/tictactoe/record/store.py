@@ -88,6 +88,9 @@ class GameRecord(Queries):
         self._recheck = 0
         """How many of the first pending matches may be in the file already (written again
         into a file that replaced ours, which may be a copy of it)."""
+        self._again: tuple[str, int] | None = None
+        """What became of the file during play ("deleted", "replaced") and how many of this
+        session's matches wait to be written to the path again: said once they are."""
         self._written: list[MatchRecord] = []
         """Matches written to the open file, in case it turns out damaged and is replaced."""
         self._told = threading.Lock()
@@ -187,11 +190,14 @@ class GameRecord(Queries):
                         continue
                     self._failed("write", f"could not be written ({error})")
                     return
+                if self._again is not None:
+                    self._tell_written_again()
+                elif self.problem is not None:
+                    self._tell(f"The game record {self.path} is saved again.")
                 if self.problem is not None:
                     self.problem = None
                     with self._told:
                         self._warned -= {"write", "open"}
-                    self._tell(f"The game record {self.path} is saved again.")
                 return
 
     # Opening, lazily.
@@ -211,7 +217,11 @@ class GameRecord(Queries):
                 continue
             except NotOurs as refusal:
                 self._left_alone = str(refusal)
-                self._failed("left alone", str(refusal))
+                problem = str(refusal)
+                if self._again is not None and self._again[0] == "replaced":
+                    problem = f"was replaced during play, and the file now there {refusal}"
+                self._again = None  # nothing is written to it again
+                self._failed("left alone", problem)
                 return None
             except (sqlite3.Error, OSError) as error:
                 why = reason(error) if isinstance(error, OSError) else str(error)
@@ -236,10 +246,16 @@ class GameRecord(Queries):
         self._pending[:0] = self._written
         self._recheck = 0 if gone else again
         self._written = []
-        if not again:
-            return
+        if again:
+            self._again = ("deleted" if gone else "replaced", again)
+
+    def _tell_written_again(self) -> None:
+        """Say that the matches of a file deleted or replaced during play are in the file
+        at the path now (with `_lock` held, once they are)."""
+        assert self._again is not None
+        what, again = self._again
         matches = f"{again} match is" if again == 1 else f"{again} matches are"
-        if gone:
+        if what == "deleted":
             self._tell(
                 f"The game record {self.path} was deleted during play; this session's"
                 f" {matches} written to it again."
@@ -249,6 +265,7 @@ class GameRecord(Queries):
                 f"The game record {self.path} was replaced during play; this session's"
                 f" {matches} added to the file now there."
             )
+        self._again = None
 
     # When the file fails.
 
