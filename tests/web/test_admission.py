@@ -31,7 +31,7 @@ async def door() -> AsyncIterator[GameServer]:
         spare=False,
         tab_args=lambda request: (),
         gate=CodeGate(lambda code: code == "K7M4QX", Throttle()),
-        admission=Admission(max_open=8, max_per_address=4, deadline=1.0),
+        admission=Admission(max_open=8, max_per_address=4, deadline=1.0, answer_within=1.0),
     )
     await server.start("127.0.0.1")
     yield server
@@ -41,9 +41,7 @@ async def door() -> AsyncIterator[GameServer]:
 async def stranger(
     door: GameServer, address: str, sends: bytes = b""
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    reader, writer = await asyncio.open_connection(
-        "127.0.0.1", door.port, local_addr=(address, 0)
-    )
+    reader, writer = await asyncio.open_connection("127.0.0.1", door.port, local_addr=(address, 0))
     writer.write(sends)
     await writer.drain()
     return reader, writer

@@ -107,7 +107,7 @@ class SshDoor:
         max_per_address: int = 16,
         max_logging_in: int = 32,
         max_logging_in_per_address: int = 4,
-        login_timeout: float = 10.0,
+        login_timeout: float = 15.0,
         keepalive: float = 10.0,
         keepalive_count: int = 2,
     ) -> None:
@@ -135,7 +135,8 @@ class SshDoor:
         network's oldest silent connection is dropped; with the throttle's delay, the late
         answers bound how fast one network can guess."""
         self.login_timeout = login_timeout
-        """Seconds a connection has to log in, and then to open a game."""
+        """Seconds a connection has to log in, and then to open a game (longer than the
+        throttle's delay: a late answer is given, not cut off)."""
         self.keepalive = keepalive
         """Seconds between keepalives to a silent client."""
         self.keepalive_count = keepalive_count

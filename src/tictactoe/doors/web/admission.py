@@ -11,7 +11,8 @@ of aiohttp's own protocol, through asyncio's public `Protocol` interface only:
   answered 503 in one sentence and closed, and gets one line in the log;
 - a connection has `deadline` seconds to send a whole request's headers (and again after each
   answer, for the next request on it); it is closed when it has not;
-- a request other than a websocket's has `deadline` seconds to be read and answered.
+- a request other than a websocket's has `answer_within` seconds to be read and answered (a
+  wrong code past the throttle's limit is answered late, on purpose: this is longer).
 """
 
 from __future__ import annotations
@@ -43,7 +44,12 @@ class Admission:
     """Connections to the browser door: bounded per address and in all, and in time."""
 
     def __init__(
-        self, *, max_open: int = 256, max_per_address: int = 32, deadline: float = 10.0
+        self,
+        *,
+        max_open: int = 256,
+        max_per_address: int = 32,
+        deadline: float = 10.0,
+        answer_within: float = 30.0,
     ) -> None:
         self.max_open = max_open
         """Connections open at once, at most."""
@@ -51,7 +57,9 @@ class Admission:
         """Connections open at once from one address, at most (a browser opens a few for a
         page, its files and its game; a café's visitors share one address)."""
         self.deadline = deadline
-        """Seconds a connection has to send a request's headers, and a request to be answered."""
+        """Seconds a connection has to send a request's headers."""
+        self.answer_within = answer_within
+        """Seconds a request that is not a websocket's has to be read and answered."""
         self._open: dict[asyncio.BaseTransport, _Guarded] = {}
         self._per_address: Counter[str] = Counter()
 
@@ -67,14 +75,15 @@ class Admission:
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """A request's headers are in: its connection's deadline stops; a request that is not a
-        websocket's must be answered within the deadline; then the next one's starts."""
+        websocket's must be answered within `answer_within`; then the next one's deadline
+        starts."""
         guarded = self._open.get(request.transport) if request.transport is not None else None
         if guarded is not None:
             guarded.disarm()
         try:
             if request.headers.get("Upgrade", "").lower() == "websocket":
                 return await handler(request)
-            async with asyncio.timeout(self.deadline):
+            async with asyncio.timeout(self.answer_within):
                 return await handler(request)
         except web.HTTPException as refusal:
             if refusal.status >= 400 and refusal.status not in _SAID_WHERE_REFUSED:
@@ -91,7 +100,7 @@ class Admission:
             log.warning(
                 "closed a request from %s: not read and answered within %g s",
                 request.remote,
-                self.deadline,
+                self.answer_within,
                 extra={"peer": request.remote},
             )
             raise web.HTTPRequestTimeout(text="Too slow.\n") from None
