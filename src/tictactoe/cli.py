@@ -7,13 +7,18 @@ import gc
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Final
 
 from tictactoe.options import host_options, parse_config, parse_online, parse_serve
 from tictactoe.process import open_files_limit, signals_stop, terminal_problem
 from tictactoe.report import tell_the_end
 from tictactoe.series import Series
 
-__all__ = ["main", "play_online"]
+__all__ = ["UNSAVED", "exit_status", "main", "play_online"]
+
+UNSAVED: Final = 3
+"""The exit status of a game that ended as asked but lost finished matches (the last line
+printed says how many, and where they were meant to go)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if series is None:  # an unexpected error ended it: the score as of the last finished match
         series = app.series
     tell_the_end(series, "", app.unsaved_matches, app.record.path)
-    return app.return_code or 0
+    return exit_status(app.return_code, app.unsaved_matches)
 
 
 def play_online(argv: Sequence[str]) -> int:
@@ -89,7 +94,16 @@ def play_online(argv: Sequence[str]) -> int:
     if series is None:
         series = app.series
     tell_the_end(series, app.farewell, app.unsaved_matches, app.record.path)
-    return app.return_code or 0
+    return exit_status(app.return_code, app.unsaved_matches)
+
+
+def exit_status(return_code: int | None, unsaved: int) -> int:
+    """The status the game leaves (the README's table): the app's own when it has one (a
+    signal's, an unexpected error's); else 3 when finished matches could not be saved, so
+    that a script can tell they are lost; else 0."""
+    if return_code:
+        return return_code
+    return UNSAVED if unsaved else 0
 
 
 if __name__ == "__main__":

@@ -466,11 +466,41 @@ def test_results_that_could_not_be_saved_are_counted_at_quit(tmp_path: Path) -> 
     game.read_until(b"Bob wins!")
     game.type(b"q")
 
-    assert game.finish() == 0
+    assert game.finish() == 3  # finished matches lost: a script can tell
     said = game.after_the_screen.decode()
     assert "Final score" in said
     assert "2 finished matches could not be saved" in said
     assert str(tmp_path / "record.sqlite3") in said
+
+
+def test_a_lock_still_held_at_quit_leaves_status_3(tmp_path: Path) -> None:
+    path = tmp_path / "record.sqlite3"
+    keep_a_match(path)  # the game's own record, with a match in it
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another program's write lock, held throughout
+    try:
+        game = Game("--player1", "Ada", "--player2", "Bob", "--record", str(path))
+        game.read_until(b"choose your mark")
+        game.type(*ADA_WINS)
+        game.read_until(b"Ada wins!")
+        game.type(b"q")
+        status = game.finish()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    said = game.after_the_screen.decode()
+    assert "1 finished match could not be saved" in said, said
+    assert status == 3
+
+
+def test_every_match_saved_leaves_status_0(tmp_path: Path) -> None:
+    game = Game("--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r.sqlite3"))
+    game.read_until(b"choose your mark")
+    game.type(*ADA_WINS)
+    game.read_until(b"Ada wins!")
+    game.type(b"q")
+    assert game.finish() == 0
+    assert "could not be saved" not in game.after_the_screen.decode()
 
 
 # Unsaved matches in the last words.
@@ -498,7 +528,7 @@ def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
 
     monkeypatch.setattr(TicTacToeApp, "run", run)
     monkeypatch.setattr(cli, "terminal_problem", lambda: None)  # pytest's stdin may be no terminal
-    assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r")]) == 0
+    assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r")]) == 3
     printed = capsys.readouterr()
     assert printed.out == report.final_score(ended) + "\n"
     lost = "it is lost" if unsaved == 1 else "they are lost"
