@@ -1,7 +1,7 @@
 """The game as a real process in a pseudo-terminal: every way out, and the terminal it needs.
 
-Each row of the README's table of exit statuses is tried here, as a person would meet it (3, finished
-matches that could not be saved, with the record's other failures in test_record_files.py).
+Each row of the README's table of exit statuses is tried here, as a person would meet it
+(3, finished matches that could not be saved, with the record's failures in test_record_files.py).
 """
 
 from __future__ import annotations
