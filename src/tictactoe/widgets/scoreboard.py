@@ -86,8 +86,8 @@ class Scoreboard(Vertical):
             self.query_one(f"#player-{index + 1}", PlayerCard).card = Card.of(series, index)
         tally = self.query_one("#tally", Static)
         counts = f"Draws    {series.draws}\nPlayed   {series.played}"
-        if tally.content != counts:  # they change once a match
-            tally.update(Content(counts))
+        if tally.content != counts:  # they change once a match: two lines, in a height
+            tally.update(Content(counts), layout=False)  # app.tcss sets, so no layout
 
     def on_mount(self) -> None:
         self.watch_series(self.series)
