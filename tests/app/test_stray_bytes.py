@@ -13,10 +13,11 @@ import os
 import random
 import select
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from app.test_process import Terminal, play_a_win_for_ada
 from online.test_end_to_end import words
@@ -270,3 +271,123 @@ def test_a_run_of_bytes_that_are_no_utf8_is_one_replacement_character() -> None:
     assert keys_of(b"\xff" * 1000 + b"5") == ["replacement_character", "5"]
     latin_1 = ["J", "o", "s", "replacement_character", "space", "replacement_character", "5"]
     assert keys_of(b"Jos\xe9 \xe95") == latin_1
+
+
+STRINGS = {
+    "a DCS string": b"\x1bPq\x1b\\",
+    "a terminal's DECRQSS reply": b"\x1bP1$r2 q\x1b\\",
+    "an OSC string ended by BEL": b"\x1b]11;rgb:0000/0000/0000\x07",
+    "an OSC string ended by ST": b"\x1b]2;x 5 q\x1b\\",
+    "an APC string": b"\x1b_Gi=31;OK\x1b\\",
+    "a PM string": b"\x1b^q5\x1b\\",
+    "an SOS string": b"\x1bXq5\x1b\\",
+}
+"""Strings a terminal (or anyone) may send: their characters (a `q`, a `5`) are no keys."""
+
+
+@pytest.mark.parametrize("string", STRINGS.values(), ids=STRINGS.keys())
+def test_the_reader_drops_a_string_sequence_whole(string: bytes) -> None:
+    assert keys_of(string + b"5") == ["5"]
+    assert keys_of(b"7" + string + string + b"u") == ["7", "u"]
+
+
+@pytest.mark.slow  # a real game in a pseudo-terminal
+@pytest.mark.parametrize("string", list(STRINGS.values())[:2], ids=list(STRINGS)[:2])
+def test_a_string_sequence_on_the_board_ends_nothing_and_the_next_move_counts(
+    string: bytes,
+) -> None:
+    """Textual typed out a DCS string's characters: its `q` quit the game, with status 0."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    play(game, string, b"7", b"4", b"8", b"5", b"9", then="Ada wins!")
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+    assert b"Ada    1" in game.after_the_game
+
+
+def test_a_string_left_open_is_over_once_the_input_pauses() -> None:
+    """An OSC that never ends does not play its 9; what is typed after a pause acts (what
+    comes at once, before the pause, may be its rest, and is dropped with it)."""
+    assert keys_after_pauses(b"\x1b]9;") == []
+    assert keys_after_pauses(b"\x1b]9;", b"5", b"7", b"8") == ["7", "8"]
+    assert keys_after_pauses(b"\x1bP1$r", b"2 q\x1b\\", b"7") == ["7"]
+
+
+def test_a_control_key_ends_a_string_left_open_and_acts() -> None:
+    assert keys_of(b"\x1b]9;\x11") == ["ctrl+q"]
+    assert keys_of(b"\x1bPq\r5") == ["enter", "5"]
+
+
+def test_a_sequence_left_open_does_not_take_the_digits_typed_after_a_pause() -> None:
+    assert keys_after_pauses(b"\x1b[", b"5", b"7", b"8") == ["7", "8"]
+    assert keys_after_pauses(b"\x1b[12;", b"7", b"8") == ["8"]
+
+
+def pasted(events_: Sequence[object]) -> list[str]:
+    return [event.text for event in events_ if isinstance(event, events.Paste)]
+
+
+def test_a_paste_that_never_ends_is_dropped_once_the_input_pauses() -> None:
+    reader = KeyReader()
+    found = list(reader.feed(b"\x1b[200~123"))
+    deadline = time.monotonic() + 5
+    while reader.pasting and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found += list(reader.tick())
+    found += list(reader.feed(b"5"))
+    assert [getattr(event, "key", None) for event in found] == ["5"]
+
+
+@pytest.mark.parametrize(("key", "name"), [(b"\x11", "ctrl+q"), (b"\x1b[A", "up")])
+def test_a_control_key_or_a_sequence_ends_a_paste_left_open_and_acts(key: bytes, name: str) -> None:
+    """No terminal pastes control characters other than line ends and tabs, nor Escape: such a
+    key comes from the keyboard, so the paste it interrupts has lost its end."""
+    assert keys_of(b"\x1b[200~12" + key + b"5") == [name, "5"]
+
+
+def test_a_paste_is_one_event_and_its_line_ends_stay_in_it() -> None:
+    found = list(KeyReader().feed(b"1\x1b[200~Ada\r\nBob\t\x1b[201~2"))
+    assert pasted(found) == ["Ada\r\nBob\t"]
+    assert [getattr(event, "key", None) for event in found] == ["1", None, "2"]
+
+
+def test_five_megabytes_pasted_are_read_at_once_and_kept_bounded() -> None:
+    """The next key after a 5 MB bracketed paste is read within the 2 s a person may wait
+    (reading such a paste took 12 s), and the paste kept is bounded."""
+    reader = KeyReader()
+    big = b"\x1b[200~" + b"0123456789abcdef" * (5 * 2**16) + b"\x1b[201~5"
+    started = time.monotonic()
+    found = [
+        event
+        for start in range(0, len(big), 1024)
+        for event in reader.feed(big[start : start + 1024])
+    ]
+    assert time.monotonic() - started < 2
+    assert [getattr(event, "key", None) for event in found][-1] == "5"
+    assert len(found) == 2
+    assert 0 < len(pasted(found)[0]) <= 2**17
+
+
+UNBOUND_TEXT = b"abcdefgjklmprtvwyz"
+"""Letters no key of the game's board takes (no digit, no space, no line end)."""
+
+
+@pytest.mark.slow  # a real game in a pseudo-terminal
+def test_five_megabytes_pasted_raw_are_taken_at_once_and_the_next_move_counts() -> None:
+    """A terminal without bracketed paste types a paste out: 5 MB of keys no binding takes.
+    The game takes them all within seconds (it handled each and every one: over 21 minutes),
+    and the move typed next counts."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    size = 5 * 2**20
+    text = (UNBOUND_TEXT * (size // len(UNBOUND_TEXT) + 1))[:size]
+    parts = [text[start : start + 65536] for start in range(0, size, 65536)]
+    sent = pour(game.fd, parts, seconds=30, drain=game.drain)
+    assert sent == size, f"the game took {sent} bytes of {size} in 30 s"
+    assert game.status(block=False) is None, "the game ended"
+    time.sleep(0.3)  # a person who pressed 7 after the paste
+    play(game, b"7", then="Bob (O) to move", timeout=20)
+    os.write(game.fd, b"q")
+    assert game.finish() == 0

@@ -4,8 +4,11 @@ Textual's Linux and web drivers decode what the terminal sends as strict UTF-8 a
 `XTermParser`, whose generator dies on a sequence it cannot turn into a key (a code point past
 Unicode in `ESC [ 1114112 u`, a number past any integer in `ESC [ 99999999999999999999 A`):
 one invalid byte (a Latin-1 terminal's "é") or one malformed sequence ends the input thread,
-and with it the game. And the input thread posts every event at once to the app's queue, so a
-flood of input grows the game's memory without bound.
+and with it the game. The parser types out as keys what it does not know: a DCS string's `q`
+(`ESC P q ESC \\`, or a terminal's own DECRQSS reply) quits the game, an OSC left open plays its
+digits. A bracketed paste that never ends takes every key after it, `ctrl+q` included, and a
+long paste is read one character at a time. And the input thread posts every event at once to
+the app's queue, so a flood of input grows the game's memory without bound.
 
 `KeyReader` turns bytes into Textual's events as those drivers do, except that:
 
@@ -13,19 +16,31 @@ flood of input grows the game's memory without bound.
 - a sequence the parser fails on is dropped, and parsing starts afresh with the next character;
 - a control sequence the parser does not know, or one that is malformed or too long, is dropped
   through its final byte, as a terminal does: Textual would type out its characters as keys
-  (a `;`, a `5`, which is a move). A sequence left open takes what follows as its parameters
-  (digits too) until a character that ends it, as in any terminal;
+  (a `;`, a `5`, which is a move). A sequence left open takes what follows at once as its
+  parameters (digits too) until a character that ends it, as in any terminal;
+- a string (DCS `ESC P`, OSC `ESC ]`, APC `ESC _`, PM `ESC ^`, SOS `ESC X`) is dropped whole,
+  through its end: ST (`ESC \\`) or BEL. Nothing of it is kept, so its length costs nothing. A
+  control key (Enter, `ctrl+q`) or another Escape ends one left open, and counts;
 - Escape followed at once by a character that begins no sequence (a burst from a slow link:
   Escape then `1`) is Escape, then that key, as typed: Textual would read it as one Alt key
   (`alt+q`, or `¡` for Alt+1). The game binds no Alt key, so nothing is lost. An Escape that
   ends a read is Escape once the terminal's pause (`ESCAPE_DELAY`) passes with nothing after it;
-- a control sequence cut short by such a pause (a slow link, or garbage) is dropped, the rest of
-  it too when it comes: Textual would type out its characters, digits included, as keys;
+- a sequence or a string cut short by such a pause (a slow link, or garbage) is dropped, the rest
+  of it too if it comes before a second pause: what comes after that is typed;
+- a bracketed paste is one `Paste` event, its first `LONGEST_PASTE` characters; no terminal
+  pastes Escape or a control character other than a line end or a tab, so such a key (`ctrl+q`,
+  an arrow) ends a paste that lost its end: the paste is dropped, the key counts. A paste that
+  stops arriving without its end is dropped once `PASTE_PAUSE` passes;
 - `keep_up` holds the input thread back while the app is behind: once many events wait, the
   thread stops reading until the app has handled them (a key goes from the app to the focused
   widget and up through its parents, so the wait follows that same path). What is not read stays
   in the terminal, and the sender is slowed by the terminal's own flow control: nothing typed is
-  lost, and nothing grows without bound.
+  lost, and nothing grows without bound;
+- what had to be held back so is a flood (a paste into a terminal without bracketed paste,
+  garbage): no person types faster than the app reads. Until the input pauses, a run of
+  characters that no key binding of the screen takes comes as its first character only (a
+  reminder says once what it would say for each); the keys bound come as typed, in order. So a
+  flood of such characters costs the app a few events, and a move typed after it counts at once.
 
 Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`):
 `textual._xterm_parser.XTermParser`, its `feed` and `tick`, and what it learns of the terminal
@@ -34,6 +49,7 @@ Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from codecs import getincrementaldecoder
@@ -43,33 +59,52 @@ from typing import TYPE_CHECKING, Any, Final
 from textual import events
 from textual._xterm_parser import XTermParser
 from textual.constants import ESCAPE_DELAY
+from textual.keys import key_to_character
 from textual.message import Message
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
 
-__all__ = ["MAX_BEHIND", "KeyReader"]
+__all__ = ["LONGEST_PASTE", "MAX_BEHIND", "PASTE_PAUSE", "KeyReader"]
 
 MAX_BEHIND: Final = 256
 """Input events the app may have waiting before the input thread waits for it."""
 
+LONGEST_PASTE: Final = 65536
+"""Characters of a paste kept (far more than any field of the game takes); the rest is dropped."""
+
+PASTE_PAUSE: Final = 1.0
+"""Seconds a paste may stop arriving before it counts as one that lost its end."""
+
 ESC: Final = "\x1b"
+BEL: Final = "\x07"
 PASTE_START: Final = "\x1b[200~"
 PASTE_END: Final = "\x1b[201~"
 REPLACEMENT: Final = "\ufffd"
 
-_STARTS_SEQUENCE: Final = frozenset("[O]P_^X\\")
-"""What may follow Escape to begin a sequence (CSI, SS3, and the string sequences)."""
+_STRINGS: Final = frozenset("P]_^X")
+"""What follows Escape to begin a string: DCS, OSC, APC, PM, SOS."""
+
+_PASTED_CONTROLS: Final = frozenset("\t\n\r")
+"""The control characters a terminal pastes: any other comes from the keyboard."""
 
 _LONGEST_SEQUENCE: Final = 32
 """Characters a control sequence may have, Escape and its final byte included (Textual's
 parser types out a longer one)."""
 
-_TEXT, _ESCAPE, _CSI, _CUT, _PASTE = "text", "escape", "csi", "cut", "paste"
-"""Where the reader is: in plain input, just after an Escape, inside a control sequence, in the
-rest of one that a pause cut short, or inside a bracketed paste (where an Escape is text until
-the paste ends)."""
+_PLAIN: Final = re.compile(r"[^\x00-\x1f\x7f]+")
+"""A run of characters that are no control character: read a run at a time."""
+
+_FINAL_BYTE: Final = re.compile(r"[\x40-\x7e]")
+_REPLACEMENTS: Final = re.compile(REPLACEMENT + "{2,}")
+
+_TEXT, _ESCAPE, _CSI, _SS3, _CUT = "text", "escape", "csi", "ss3", "cut"
+_STRING, _STRING_CUT, _STRING_ESCAPE, _PASTE = "string", "string cut", "string escape", "paste"
+"""Where the reader is: in plain input; just after an Escape; inside a control sequence (CSI,
+or SS3: `ESC O` and one character); in the rest of one that a pause cut short; inside a string,
+in the rest of one that a pause cut short, or just after an Escape inside one (ST, or the next
+sequence); or inside a bracketed paste."""
 
 _LONGEST_WAIT: Final = 10.0
 """Seconds the input thread waits for the app at most: a wait never becomes a hang."""
@@ -90,69 +125,183 @@ class KeyReader:
         self._parser = XTermParser(debug)
         self._state = _TEXT
         self._csi = ""
+        """The sequence read so far (in a paste: what may be the start of its end)."""
+        self._paste: list[str] = []
+        self._pasted = 0
+        """Characters of the paste kept so far."""
         self._last = ""
         """The last character read."""
         self._since = 0.0
-        """When the reader last took a character inside an Escape or a control sequence."""
+        """When the reader last took a character, or last changed state on a pause."""
         self.behind = 0
         """Events handed out since the app last caught up."""
+        self._flooding = False
+        """Whether the input is a flood: the app fell behind it, and it has not paused since."""
+        self._bound: re.Pattern[str] | None = None
+        """The characters that a key binding of the screen takes, as the app last said."""
+        self._unbound_run = False
+        """Whether the last event of a flood was a character that no binding takes."""
+
+    @property
+    def pasting(self) -> bool:
+        """Whether the reader is inside a bracketed paste."""
+        return self._state == _PASTE
 
     def feed(self, data: bytes) -> Iterator[Message]:
         """The events in `data` (the start of a sequence may wait for the next bytes)."""
-        for character in self._decode(data):
-            if character == REPLACEMENT and self._last == REPLACEMENT:
-                continue  # a run of bytes that are no UTF-8 is one U+FFFD
-            self._last = character
-            yield from self._read(character)
-        if self._state in (_ESCAPE, _CSI):
-            self._since = time.monotonic()
+        text = _REPLACEMENTS.sub(REPLACEMENT, self._decode(data))
+        if text[:1] == REPLACEMENT and self._last == REPLACEMENT:
+            text = text[1:]  # a run of bytes that are no UTF-8 is one U+FFFD
+        if not text:
+            return
+        self._last = text[-1]
+        position, end = 0, len(text)
+        while position < end:
+            run = None if self._csi else _PLAIN.match(text, position)
+            if run is not None and self._state in (_TEXT, _CUT, _STRING, _STRING_CUT, _PASTE):
+                yield from self._read_run(run.group())
+                position = run.end()
+            else:
+                yield from self._read(text[position])
+                position += 1
+        self._since = time.monotonic()
+
+    def _read_run(self, run: str) -> Iterator[Message]:
+        """A run of characters that are no control character, in one of the states that take
+        such runs whole."""
+        state = self._state
+        if state == _TEXT:
+            yield from self._typed_run(run)
+        elif state == _CUT:  # the rest of a sequence that is dropped, through its final byte
+            final = _FINAL_BYTE.search(run)
+            if final is not None:
+                self._state = _TEXT
+                if final.end() < len(run):
+                    yield from self._typed_run(run[final.end() :])
+        elif state == _PASTE:
+            self._keep(run)
+        # A string's characters are dropped.
+
+    def _typed_run(self, run: str) -> Iterator[Message]:
+        """Characters typed: keys, except that in a flood a run of those no binding takes
+        comes as its first character."""
+        if not self._flooding or self._bound is None:
+            for character in run:
+                yield from self._parse(character)
+            return
+        position = 0
+        for bound in self._bound.finditer(run):
+            if bound.start() > position and not self._unbound_run:
+                yield from self._parse(run[position])
+            self._unbound_run = False
+            yield from self._parse(bound.group())
+            position = bound.end()
+        if position < len(run) and not self._unbound_run:
+            yield from self._parse(run[position])
+            self._unbound_run = True
+
+    def _keep(self, text: str) -> None:
+        """Keep `text` as pasted, up to `LONGEST_PASTE` characters in all."""
+        room = LONGEST_PASTE - self._pasted
+        if room > 0:
+            self._paste.append(text[:room])
+            self._pasted += min(room, len(text))
 
     def _read(self, character: str) -> Iterator[Message]:
         """One character, with Escape held back until the next one says what it starts."""
         state = self._state
-        if state == _ESCAPE:
-            if character == "[":
-                self._state = _CSI
+        if state == _TEXT:
+            if character == ESC:
+                self._state = _ESCAPE
+            else:
+                self._unbound_run = False
+                yield from self._parse(character)
+        elif state == _ESCAPE:
+            self._state = _TEXT
+            if character in "[O":
+                self._state = _CSI if character == "[" else _SS3
                 self._csi = ESC + character
-                return
-            if character in _STARTS_SEQUENCE:
-                self._state = _TEXT
-                yield from self._parse(ESC)
-            elif character != ESC:
-                self._state = _TEXT
+            elif character in _STRINGS:
+                self._state = _STRING
+            elif character == "\\":
+                pass  # a string's end with no string: nothing
+            elif character == ESC:
+                self._state = _ESCAPE
                 yield from self._typed(events.Key("escape", ESC))
             else:
                 yield from self._typed(events.Key("escape", ESC))
-                return
-        elif state == _TEXT and character == ESC:
-            self._state = _ESCAPE
-            return
+                yield from self._read(character)
         elif state == _CUT:  # the rest of a sequence that is dropped, through its final byte
-            if character < "\x20":  # a control key (Escape, Enter) ends it, and counts
+            if character < "\x20" or character == "\x7f":  # a control key ends it, and counts
                 self._state = _TEXT
                 yield from self._read(character)
             elif "\x40" <= character <= "\x7e":
                 self._state = _TEXT
-            return
+        elif state == _SS3:
+            yield from self._sequence(self._csi + character, character)
         elif state == _CSI:
             if "\x40" <= character <= "\x7e":  # the final byte: the parser reads it whole
-                sequence = self._csi + character
-                self._state = _PASTE if sequence == PASTE_START else _TEXT
-                found = [event for part in sequence for event in self._parse(part)]
-                if not found and self._state == _TEXT:  # unknown to the parser, which would
-                    self._parser = self._fresh_parser()  # type it out later: dropped
-                yield from found
+                yield from self._sequence(self._csi + character, character)
             elif "\x20" <= character <= "\x3f" and len(self._csi) + 1 < _LONGEST_SEQUENCE:
                 self._csi += character  # a parameter
             else:  # no sequence this parser reads: dropped, whatever follows of it too
+                self._csi = ""
                 self._state = _CUT
                 yield from self._read(character)
-            return
-        elif state == _PASTE:
-            self._csi = (self._csi + character)[-len(PASTE_END) :]
-            if self._csi == PASTE_END:
+        elif state in (_STRING, _STRING_CUT):
+            if character == ESC:
+                self._state = _STRING_ESCAPE
+            elif character == BEL:
                 self._state = _TEXT
-        yield from self._parse(character)
+            elif character < "\x20" or character == "\x7f":  # a key: the string had no end
+                self._state = _TEXT
+                yield from self._read(character)
+        elif state == _STRING_ESCAPE:
+            self._state = _TEXT
+            if character != "\\":  # not ST: the string had no end, and a sequence begins
+                self._state = _ESCAPE
+                yield from self._read(character)
+        elif state == _PASTE:
+            yield from self._read_pasted(character)
+
+    def _sequence(self, sequence: str, final: str) -> Iterator[Message]:
+        """A whole control sequence: the parser's events, or nothing if it does not know it."""
+        self._csi = ""
+        self._state = _TEXT
+        if sequence == PASTE_START:
+            self._state = _PASTE
+            self._paste, self._pasted = [], 0
+            return
+        if final < "\x20" or final == "\x7f":  # SS3 and a control key: no sequence, the key
+            yield from self._read(final)
+            return
+        self._unbound_run = False
+        found = [event for part in sequence for event in self._parse(part)]
+        if not found:  # unknown to the parser, which would type it out later: dropped
+            self._parser = self._fresh_parser()
+        yield from found
+
+    def _read_pasted(self, character: str) -> Iterator[Message]:
+        """A control character or Escape inside a paste: its end, or a key that ends it."""
+        candidate = self._csi + character
+        if PASTE_END.startswith(candidate):
+            self._csi = candidate
+            if candidate == PASTE_END:
+                self._csi = ""
+                self._state = _TEXT
+                self._unbound_run = False
+                yield from self._typed(events.Paste("".join(self._paste).replace("\x00", "")))
+                self._paste, self._pasted = [], 0
+            return
+        if not self._csi and character in _PASTED_CONTROLS:
+            self._keep(character)
+            return
+        # A key from the keyboard: the paste has lost its end. It is dropped; the key counts.
+        self._csi = ""
+        self._state = _TEXT
+        self._paste, self._pasted = [], 0
+        for part in candidate:
+            yield from self._read(part)
 
     def _fresh_parser(self) -> XTermParser:
         """A parser that starts afresh, knowing what the last one learnt of the terminal."""
@@ -177,15 +326,28 @@ class KeyReader:
         yield from events_
 
     def tick(self) -> Iterator[Message]:
-        """Events that a pause completes (a lone Escape); a sequence a pause cuts is dropped."""
-        paused = time.monotonic() - self._since >= ESCAPE_DELAY
-        if self._state == _ESCAPE and paused:
-            self._state = _TEXT
-            yield from self._typed(events.Key("escape", ESC))
-            return
-        if self._state == _CSI and paused:
-            self._state = _CUT
-            return
+        """Events that a pause completes (a lone Escape); a sequence a pause cuts is dropped, a
+        paste that stopped arriving too, and a flood that paused is over."""
+        now = time.monotonic()
+        quiet = now - self._since
+        if quiet >= ESCAPE_DELAY:
+            self._flooding = False
+            state = self._state
+            if state == _ESCAPE:
+                self._state = _TEXT
+                yield from self._typed(events.Key("escape", ESC))
+                return
+            if state in (_CSI, _SS3, _STRING):  # cut: its rest, if it comes at once, is dropped
+                self._csi = ""
+                self._state = _CUT if state != _STRING else _STRING_CUT
+                self._since = now
+                return
+            if state in (_CUT, _STRING_CUT, _STRING_ESCAPE):  # what comes now is typed
+                self._state = _TEXT
+            if state == _PASTE and quiet >= PASTE_PAUSE:  # the paste lost its end: dropped
+                self._state = _TEXT
+                self._csi = ""
+                self._paste, self._pasted = [], 0
         try:
             found = list(self._parser.tick())
         except Exception:
@@ -196,13 +358,14 @@ class KeyReader:
 
     def keep_up(self, app: App[Any], ending: threading.Event) -> None:
         """In the input thread: when many events wait, wait until `app` has handled them (or
-        `ending` is set)."""
+        `ending` is set). The input is then a flood, until it pauses."""
         if self.behind < MAX_BEHIND:
             return
         give_up = time.monotonic() + _LONGEST_WAIT
         while time.monotonic() < give_up:
             caught_up = threading.Event()
-            if not app.call_later(_after_input, app, caught_up.set):
+            bound: list[re.Pattern[str] | None] = []
+            if not app.call_later(_after_input, app, bound.append, caught_up.set):
                 return  # the app is closing: nothing to wait for
             # A widget removed before it handles the call (a dialog closing) loses it: after a
             # while, the call is sent again, along the path a key would take now.
@@ -213,15 +376,36 @@ class KeyReader:
                 if time.monotonic() >= again:
                     break
             else:
+                self._flooding, self._bound = True, bound[0]
                 break
         self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
 
 
-def _after_input(app: App[Any], done: Callable[[], None]) -> None:
-    """Call `done` once the widgets a key goes to have handled what they were sent before."""
+def _after_input(
+    app: App[Any], tell: Callable[[re.Pattern[str] | None], None], done: Callable[[], None]
+) -> None:
+    """Call `done` once the widgets a key goes to have handled what they were sent before,
+    having told `tell` the characters that a key binding of the screen takes then."""
     target: DOMNode = app.focused or app.screen
     path = [target, *(node for node in target.ancestors if node is not app)]
-    _hop(path, done)
+
+    def caught_up() -> None:
+        tell(_bound_characters(app))
+        done()
+
+    _hop(path, caught_up)
+
+
+def _bound_characters(app: App[Any]) -> re.Pattern[str] | None:
+    """A pattern of the characters that a key binding of the screen on show takes (None: the
+    app has no screen to ask)."""
+    try:
+        keys = app.screen.active_bindings
+    except Exception:  # no screen (the app is starting or ending): nothing is known
+        return None
+    characters = {key_to_character(key) for key in keys} - {None}
+    printable = sorted(c for c in characters if c is not None and _PLAIN.fullmatch(c))
+    return re.compile("[" + "".join(map(re.escape, printable)) + "]" if printable else "(?!)")
 
 
 def _hop(path: list[DOMNode], done: Callable[[], None]) -> None:
