@@ -19,19 +19,24 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 import asyncssh
 
 from tictactoe.doors.bounds import Bucket, fits, printable
 from tictactoe.doors.ssh.terminal import TerminalGame
 
-if TYPE_CHECKING:
-    from tictactoe.doors.ssh.door import Connection
-
-__all__ = ["CHANNEL_WINDOW", "INPUT_RATE", "NO_TERMINAL", "Session", "SessionInfo"]
+__all__ = [
+    "CHANNEL_WINDOW",
+    "INPUT_RATE",
+    "NO_TERMINAL",
+    "Door",
+    "Session",
+    "SessionInfo",
+    "SessionsConnection",
+]
 
 log = logging.getLogger("tictactoe.online")
 
@@ -65,10 +70,54 @@ class SessionInfo:
     """The terminal's size in columns and rows (0 when the client did not say)."""
 
 
+class Door(Protocol):
+    """What a session asks of the door it came in by (`tictactoe.doors.ssh.door.SshDoor`)."""
+
+    login_timeout: float
+    max_sessions: int
+
+    @property
+    def sessions(self) -> int: ...
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def command(self, info: SessionInfo) -> Sequence[str]: ...
+
+    def environment(self, info: SessionInfo, sent: Mapping[str, str]) -> dict[str, str]: ...
+
+    def opened(self, session: Session) -> None: ...
+
+    def closed(self, session: Session) -> None: ...
+
+    def spawn(
+        self, work: Callable[[], Coroutine[object, object, None]], *, starting: bool = False
+    ) -> None: ...
+
+
+class SessionsConnection(Protocol):
+    """What a session asks of the connection it is opened on (`tictactoe.doors.ssh.door`'s)."""
+
+    @property
+    def door(self) -> Door: ...
+
+    @property
+    def peer(self) -> str: ...
+
+    @property
+    def code(self) -> str: ...
+
+    def note(self, message: str, *args: object) -> None: ...
+
+    def session_opened(self, session: Session) -> None: ...
+
+    def session_ended(self, session: Session) -> None: ...
+
+
 class Session(asyncssh.SSHServerSession[bytes]):
     """One SSH session: a game in a terminal, or a sentence saying why not."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: SessionsConnection) -> None:
         self.connection = connection
         self.door = connection.door
         self.channel: asyncssh.SSHServerChannel[bytes] | None = None
