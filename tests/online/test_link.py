@@ -11,10 +11,11 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 import pytest
 
+from tictactoe.doors.throttle import Throttle
 from tictactoe.engine import Mark
 from tictactoe.online.authority import Authority
 from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
-from tictactoe.online.codes import Throttle, new_code
+from tictactoe.online.codes import new_code
 from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
 from tictactoe.online.server import (
     MAX_PENDING,

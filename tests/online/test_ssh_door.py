@@ -40,7 +40,7 @@ from tictactoe.doors.ssh import (
     host_key_path,
     load_host_key,
 )
-from tictactoe.online.codes import Throttle
+from tictactoe.doors.throttle import Throttle
 
 pytestmark = pytest.mark.slow  # real processes: CI runs them, `-m slow` too
 

@@ -14,10 +14,10 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
+from tictactoe.doors.throttle import Throttle
 from tictactoe.doors.web.admission import TOO_MANY_CONNECTIONS, Admission
 from tictactoe.doors.web.code_gate import CodeGate
 from tictactoe.doors.web.server import GameServer
-from tictactoe.online.codes import Throttle
 
 WAIT = 5.0
 

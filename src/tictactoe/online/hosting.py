@@ -38,9 +38,10 @@ import platformdirs
 from tictactoe.addresses import canonical_host, global_ipv6, is_loopback
 from tictactoe.doors.log import log_to_file as door_log
 from tictactoe.doors.ssh import SessionInfo, SshDoor, fingerprint, load_host_key
+from tictactoe.doors.throttle import Throttle
 from tictactoe.doors.web.code_gate import CodeGate
 from tictactoe.online.authority import Authority
-from tictactoe.online.codes import Throttle, new_code
+from tictactoe.online.codes import new_code
 from tictactoe.online.invitation import Invitation
 from tictactoe.online.relay import Relay
 from tictactoe.online.relay_target import RelayTarget

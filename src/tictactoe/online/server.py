@@ -29,9 +29,9 @@ from typing import Any, Final
 from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 
 from tictactoe.doors.bounds import Bucket
+from tictactoe.doors.throttle import Throttle
 from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
 from tictactoe.online.client import LinkDenied, LinkError
-from tictactoe.online.codes import Throttle
 from tictactoe.online.protocol import (
     Act,
     AskHint,

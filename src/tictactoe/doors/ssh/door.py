@@ -48,7 +48,8 @@ import asyncssh
 from tictactoe.adapters.ssh_channel import limit_environment
 from tictactoe.doors.bounds import peer_address, printable
 from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
-from tictactoe.online.codes import Throttle, normalise_code
+from tictactoe.doors.throttle import Throttle
+from tictactoe.online.codes import normalise_code
 
 __all__ = ["WRONG_CODE", "Connection", "SshDoor"]
 
