@@ -7,9 +7,9 @@ import unicodedata
 import pytest
 from rich.cells import cell_len
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Footer, Input, RadioButton
 
-from app.conftest import Driver, Start, inside
+from app.conftest import Driver, Start, inside, painted
 from tictactoe.ai import Level
 from tictactoe.engine import Mark
 from tictactoe.names import clean_name
@@ -327,3 +327,31 @@ async def test_a_zalgo_name_keeps_its_visible_letters(start: Start, how: str) ->
         assert name == clean_name(ZALGO, "") == unicodedata.normalize("NFC", ZALGO)
         letters = unicodedata.normalize("NFD", name)
         assert "".join(char for char in letters if not unicodedata.combining(char)) == "Zalgo"
+
+
+@pytest.mark.parametrize(
+    "size", [(80, 24), (60, 20), (50, 16)], ids=lambda size: f"{size[0]}x{size[1]}"
+)
+@pytest.mark.parametrize("refused", [False, True], ids=["", "refused"])
+async def test_the_whole_form_fits_start_and_every_opponent_included(
+    start: Start, size: tuple[int, int], refused: bool
+) -> None:
+    async with start(size=size) as ui:
+        if refused:
+            await ui.press(*"Ada", "tab", *"ada", "ctrl+s")
+            assert error_text(ui)
+        await ui.pilot.pause()
+        form = ui.app.screen.query_one("#new-game")
+        assert form.max_scroll_y == 0, (size, form.virtual_size, form.size)
+        footer = ui.app.screen.query_one(Footer)
+        assert form.region.bottom <= footer.region.y
+        for widget in (*ui.app.screen.query(RadioButton), ui.app.screen.query_one("#start")):
+            assert form.region.contains_region(widget.region), widget
+
+
+async def test_the_footer_keeps_the_palette_key_where_it_has_room(start: Start) -> None:
+    async with start(size=(60, 20)) as ui:
+        await ui.pilot.pause()
+        keys = ui.app.screen.query_one(Footer).query("*")
+        shown = " ".join(" ".join(painted(key).split()) for key in keys if key.display)
+        assert "^p palette" in shown, shown

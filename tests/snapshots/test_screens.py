@@ -95,6 +95,13 @@ def test_new_game_at_80x24(snap_compare: Any) -> None:
     assert snap_compare(new_game(), terminal_size=(80, 24), run_before=steady_inputs(pressing()))
 
 
+@pytest.mark.parametrize("size", [(60, 20), (50, 16)], ids=["60x20", "50x16"])
+def test_new_game_small(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Below 24 rows the fields, the opponents and Start are compact: all in view, Start
+    included; the footer keeps the palette's key beside Start."""
+    assert snap_compare(new_game(), terminal_size=size, run_before=steady_inputs(pressing()))
+
+
 def test_new_game_refuses_equal_names(snap_compare: Any) -> None:
     """Two players called Ada: an inline error under the opponents, focus on Player 2."""
     assert snap_compare(

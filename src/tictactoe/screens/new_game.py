@@ -116,6 +116,10 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         """The first-move rule the series will use."""
         return self.config.first_move
 
+    FULL_HEIGHT: ClassVar[int] = 24
+    """The least terminal height that shows the whole form with bordered fields: below it,
+    the fields, the opponents and Start take Textual's compact style (one line each)."""
+
     def compose(self) -> ComposeResult:
         config = self.config
         against = config.level
@@ -159,6 +163,16 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
             yield Button("Start", id="start", variant="primary")
         yield Footer()
         yield TooSmall()
+
+    def on_resize(self) -> None:
+        compact = self.app.size.height < self.FULL_HEIGHT
+        form = self.query_one("#new-game")
+        if form.has_class("-compact") == compact:
+            return
+        form.set_class(compact, "-compact")
+        for widget in form.query("Input, RadioSet, Button"):
+            if isinstance(widget, Input | RadioSet | Button):
+                widget.compact = compact
 
     @property
     def level(self) -> Level | None:
