@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -40,6 +41,9 @@ class View(Protocol):
 
     def want_mark(self) -> None:
         """A person at this screen is to choose a mark: ask them."""
+
+    def explain(self, refusal: SeriesError) -> Notice:
+        """The notice that says why `refusal`, in this screen's words (a cell by its key)."""
 
     def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
         """Call `then` in `delay` seconds; the function returned cancels that."""
@@ -105,7 +109,13 @@ class Table(ABC):
 
 
 class LocalTable(Table):
-    """The series in this process: each intent applied as it comes; the computer's pause."""
+    """The series in this process: each intent applied as it comes; the computer's pause.
+
+    An intent the series refuses while the computer is due (a move while it thinks) is kept,
+    as type-ahead is, and so is every intent after it: once the computer has acted, they are
+    applied in order, each against the series the one before it left (and the computer's
+    reply to it), and a refusal then is said.
+    """
 
     def __init__(
         self, series: Series, *, computer_delay: float = 0.4, rng: random.Random | None = None
@@ -117,18 +127,37 @@ class LocalTable(Table):
         """Every random choice of the session comes from here, so a seed replays it."""
         self._ending: Callable[[], bool] = lambda: False
         self._cancel_computer: Callable[[], None] | None = None
+        self._kept: deque[Intent] = deque()
+        """Intents given while the computer is due, in order, for once it has acted."""
 
     def ends_with(self, ending: Callable[[], bool]) -> None:
         """`ending` says whether the session is ending: the computer then acts no more."""
         self._ending = ending
 
     def act(self, intent: Intent) -> SeriesError | None:
+        if self._kept:  # after intents that wait for the computer: this one waits too
+            self._kept.append(intent)
+            return None
+        refusal = self._apply(intent)
+        if refusal is not None and self.series.awaits_computer:
+            self._kept.append(intent)
+            return None
+        return refusal
+
+    def _apply(self, intent: Intent) -> SeriesError | None:
         try:
             series = self.series.apply(intent, self.rng)
         except SeriesError as refusal:
             return refusal
         self.view.show(series, Notice())
         return None
+
+    def _play_kept(self) -> None:
+        """The intents kept while the computer was due, until it is due again."""
+        while self._kept and not self.series.awaits_computer:
+            refusal = self._apply(self._kept.popleft())
+            if refusal is not None:
+                self.view.say(self.view.explain(refusal))
 
     def next_step(self) -> None:
         """Give the computer its pause when it is to act; else ask for a mark if one is due."""
@@ -156,6 +185,7 @@ class LocalTable(Table):
             chooser = step.series.players[step.series.chooser]
             notice = Notice.of(f"{short(chooser.name)} chose {step.mark}.")
         self.view.show(step.series, notice)
+        self._play_kept()
 
     def hinted(self) -> None:
         """Nobody else is at this series to be told."""

@@ -6,6 +6,8 @@ first is handled, exactly as a terminal delivers them, with no pause in between.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,29 +59,62 @@ async def test_the_record_and_a_quit_in_one_burst(start: Start) -> None:
     assert result.match.moves == (4,)
 
 
+async def until(ui: Driver, done: Callable[[], bool], seconds: float = 20) -> None:
+    """Let the app run until `done()` (the computer's pauses are real here)."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, f"still waiting: {history(ui)}, {status(ui)!r}"
+        await ui.pilot.pause(0.05)
+
+
 async def test_hundreds_of_moves_hints_and_undos_against_the_thinking_computer(
     start: Start,
 ) -> None:
-    async with start(player1="Ada", level=Level.HARD, computer_delay=5) as ui:
+    """The 5s after the first wait for the computer's reply and find the cell taken; the first
+    undo takes back the reply and the move; the hints, asked while it thinks, wait for nothing."""
+    async with start(player1="Ada", level=Level.HARD, computer_delay=0.3) as ui:
         await ui.burst("x", *["5"] * 200, *["h"] * 200, *["u"] * 200)
+        assert history(ui) == ["1. Ada X centre"]
+        assert status(ui) == "Wait: Computer is thinking…"
+        await until(ui, lambda: not ui.series.awaits_computer)
         assert ui.series.match is not None and ui.series.match.moves == ()
         assert ui.marks() == (None,) * 9
         assert history(ui) == []
         assert status(ui) == "There is no move to take back."
-        assert not ui.series.awaits_computer
 
 
-async def test_a_burst_during_the_computers_pause_is_refused_then_undone_in_order(
+async def test_moves_typed_while_the_computer_thinks_are_played_after_its_reply(
     start: Start,
 ) -> None:
-    async with start(player1="Ada", level=Level.HARD, computer_delay=5) as ui:
-        await ui.burst("x", "5", "1")
+    """x 5 7 in one burst: 5, the computer's reply, then 7 (or the reason it cannot be)."""
+    async with start(player1="Ada", level=Level.EASY, computer_delay=0.3) as ui:
+        await ui.burst("x", "5", "7")
         assert history(ui) == ["1. Ada X centre"]
-        assert status(ui) == "Wait: Computer is thinking…"
-        await ui.burst("1", "u", "3", "h")
-        assert history(ui) == ["1. Ada X bottom-right"]
-        assert status(ui) == "Wait: Computer is thinking…"
-        assert ui.series.awaits_computer
+        await until(ui, lambda: len(history(ui)) == 3 or "taken" in status(ui))
+        match = ui.series.match
+        assert match is not None and match.moves[:2][0] == 4
+        if match.moves[1] == 0:  # the computer took 7's cell: said so
+            assert status(ui) == "Cell 7 (top-left) is taken by O."
+            assert len(match.moves) == 2
+        else:
+            assert match.moves[2] == 0
+            assert [line.split()[1] for line in history(ui)] == ["Ada", "Computer", "Ada"]
+
+
+async def test_a_burst_during_the_computers_pause_acts_in_order_after_its_reply(
+    start: Start,
+) -> None:
+    """1 waits for the reply; u, typed after it, waits for 1 (and so for the reply after 1)."""
+    async with start(player1="Ada", level=Level.HARD, computer_delay=0.3) as ui:
+        await ui.burst("x", "5", "1", "u")
+        assert history(ui) == ["1. Ada X centre"]
+        await until(ui, lambda: not ui.series.awaits_computer and len(history(ui)) in (0, 2))
+        match = ui.series.match
+        assert match is not None
+        # Either the computer took 1's cell (said), and u took back its reply and 5; or 1 was
+        # played, and u took back the computer's reply to it and 1.
+        assert match.moves == () or (match.moves[0] == 4 and match.moves[1] != 6)
+        assert not ui.series.awaits_computer
 
 
 async def test_typing_ahead_of_the_computers_reply_waits_for_nothing(start: Start) -> None:

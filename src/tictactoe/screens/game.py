@@ -198,7 +198,7 @@ class GameScreen(MinimumSize, Screen[None]):
         took it."""
         refusal = self.table.act(intent)
         if refusal is not None:
-            self.table.refused(self._explain(refusal))
+            self.table.refused(self.explain(refusal))
         return refusal is None
 
     def action_play_key(self, key: str) -> None:
@@ -285,7 +285,7 @@ class GameScreen(MinimumSize, Screen[None]):
         else:
             self.apply(ChooseMark(mark))
 
-    def _explain(self, refusal: SeriesError) -> Notice:
+    def explain(self, refusal: SeriesError) -> Notice:
         """The refusal's notice; a taken cell is named by the key that takes it here."""
         if isinstance(refusal, CellTaken):
             return refusal.by_key(self.key_layout.key_for(refusal.cell))
