@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, OptionList, TabbedContent
+from textual.widgets import DataTable, Footer, OptionList, TabbedContent
 
 from app.conftest import HOT_SEAT, Driver, Start, painted
 from tictactoe.ai import Level
@@ -544,3 +544,50 @@ async def test_head_to_head_gives_one_match_its_date_alone(start: Start, tmp_pat
         assert painted(screen(ui).query_one("#h2h-hint")).strip() == (
             f"1 match, {when}. Enter replays it."
         )
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (50, 16)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_every_key_in_the_records_footer_is_shown_whole(
+    start: Start, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    config = keep(tmp_path, match(ADA, BOB, ADA_WINS, 1))
+    async with start(size=size, **HOT_SEAT, **config) as ui:
+        await ui.press("x", "s")
+        for keys, tab in (
+            ((), "players"),
+            (("h",), "head-to-head"),
+            (("m",), "recent"),
+            (
+                ("enter",),
+                "replay",
+            ),
+        ):
+            await ui.press(*keys)
+            await ui.pilot.pause()
+            assert screen(ui).tabs.active == tab
+            footer = screen(ui).query_one(Footer)
+            keys_shown = [key for key in footer.query("*") if key.display and key.region]
+            assert keys_shown
+            for key in keys_shown:
+                assert key.region.right <= ui.app.size.width, (tab, painted(key))
+            shown = " ".join(" ".join(painted(key).split()) for key in keys_shown)
+            assert "i Details" in shown, (tab, shown)
+        await ui.press("p")  # the tabs' keys still answer where the footer leaves them out
+        assert screen(ui).tabs.active == "players"
+
+
+async def test_where_the_record_is_kept_is_said_whole_at_80x24(
+    start: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = keep(tmp_path, match(ADA, BOB, ADA_WINS, 1))
+    said = (
+        f"1 match of this session not saved yet to {config['record_file']}: could not be"
+        " written (database is locked)"
+    )
+    monkeypatch.setattr(GameRecord, "where", lambda record: said)
+    async with start(size=(80, 24), **HOT_SEAT, **config) as ui:
+        await ui.press("x", "s")
+        await ui.pilot.pause()
+        where = screen(ui).query_one("#record-where")
+        assert "".join(painted(where).split()) == "".join(said.split())  # (broken at a -)
+        assert where.region.bottom <= screen(ui).query_one(Footer).region.y

@@ -302,6 +302,16 @@ def test_record_replay(snap_compare: Any, record_file: Path) -> None:
     )
 
 
+def test_record_replay_at_80x24(snap_compare: Any, record_file: Path) -> None:
+    """The replay's footer whole at 80x24: its own keys, Close and Details (the other tabs'
+    keys are left out of it, and still answer)."""
+    assert snap_compare(
+        with_record(record_file),
+        terminal_size=(80, 24),
+        run_before=pressing("x", "s", "m", "enter"),
+    )
+
+
 def test_record_replay_at_the_smallest_size(snap_compare: Any, record_file: Path) -> None:
     """The newest match at its last move at 50x16: the board too low for two borders a
     cell keeps one, and every mark shows."""

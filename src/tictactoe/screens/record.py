@@ -94,8 +94,14 @@ class RecordScreen(InfoScreen):
         # replay, where Escape goes back to the list).
         Binding("escape", "close", "Close", priority=True),
         Binding("q,s", "close", "Close", priority=True),
+        # The footer offers the keys of the other lists (a replay is opened with Enter);
+        # each key answers on every tab, through its hidden twin where it is not offered.
         *(
             Binding(key, f"show_tab('{tab}')", label, priority=True)
+            for key, (tab, label) in _TAB_KEYS.items()
+        ),
+        *(
+            Binding(key, f"show_tab('{tab}', False)", label, show=False, priority=True)
             for key, (tab, label) in _TAB_KEYS.items()
         ),
         *(
@@ -335,11 +341,15 @@ class RecordScreen(InfoScreen):
     # Keys: priority bindings, acted on as each comes off the app's queue, in order.
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The replay's keys work while a replay is on; the tabs' names keep their arrows."""
+        """The replay's keys work while a replay is on; the tabs' names keep their arrows.
+        The footer offers the keys of the other lists only: all fit at 50 columns."""
         if too_small(self):
             return False
         tabs = self.query(TabbedContent)
-        on_replay = bool(tabs) and tabs.first().active == "replay"
+        active = tabs.first().active if tabs else "players"
+        on_replay = active == "replay"
+        if action == "show_tab" and parameters[1:] != (False,):
+            return not on_replay and parameters[0] not in (active, "replay")
         if action in ("step", "back_to_list"):
             return on_replay and not isinstance(self.focused, Tabs)
         if action == "open_selected":
@@ -352,7 +362,8 @@ class RecordScreen(InfoScreen):
     async def action_back_to_list(self) -> None:
         await self._show_tab(self._replay_from)
 
-    async def action_show_tab(self, tab: str) -> None:
+    async def action_show_tab(self, tab: str, offered: bool = True) -> None:
+        """Show `tab` (`offered` is False for its key where the footer leaves it out)."""
         await self._show_tab(tab)
 
     def action_sort(self, column: int) -> None:
