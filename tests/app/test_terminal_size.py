@@ -120,19 +120,21 @@ async def test_every_size_shows_either_the_whole_board_or_the_one_line(start: St
 async def test_every_mark_is_redrawn_when_the_board_shrinks_past_a_drawing_size(
     start: Start,
 ) -> None:
-    """At 35 columns the squares are 11, 11, 11 wide and show the big X; at 34 they are
-    10, 11, 11, so every mark takes the middle drawing, even in the two squares whose own
-    size did not change."""
+    """At 41 columns the squares are 13 wide and show the big X; at 40 they are 11 (the
+    columns take one odd width), so every mark takes the middle drawing."""
     async with start(**HOT_SEAT) as ui:
         await ui.press("x", "7", "8", "9")
         board = ui.game.board
-        board.styles.width = 35
+        board.styles.width = 41
         await ui.pilot.pause()
+        assert [ui.cell(cell).region.width for cell in range(3)] == [13, 13, 13]
         ui.assert_board_matches_match()
-        board.styles.width = 34
+        big = str(board.cells[0].label)
+        board.styles.width = 40
         await ui.pilot.pause()
-        assert [ui.cell(cell).region.width for cell in range(3)] == [10, 11, 11]
+        assert [ui.cell(cell).region.width for cell in range(3)] == [11, 11, 11]
         ui.assert_board_matches_match()
+        assert str(board.cells[0].label) != big
 
 
 # The new-game screen at common sizes.
