@@ -23,6 +23,7 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widgets import Input
 
 from tictactoe.adapters.crash import CrashReporting
 from tictactoe.config import GameConfig
@@ -98,6 +99,9 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """Asks the record's writer thread for its notices while it has work."""
         self._unsaved = 0
         """Matches the record had not saved yet when last asked."""
+        self._palette_search: str | None = None
+        """What was typed in the command palette a too-small terminal closed, to open it again
+        with once the terminal is large enough; None when there is none to open."""
         self._notified: dict[tuple[str, str, str], float] = {}
         """The notifications on show, and when each goes (`time.monotonic`)."""
         self._notified_lock = threading.Lock()
@@ -144,11 +148,22 @@ class TicTacToeApp(CrashReporting[Series | None]):
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the minimum size the command palette (which has no line of its own to show
-        instead) closes, and the screen under it shows its one line."""
-        if self._too_small(event.size.width, event.size.height) and isinstance(
-            self.screen, CommandPalette
-        ):
+        instead) closes, and the screen under it shows its one line; once the terminal is
+        large enough again, it opens again with the search that was typed in it."""
+        small = self._too_small(event.size.width, event.size.height)
+        if small and isinstance(self.screen, CommandPalette):
+            self._palette_search = self.screen.query_one(Input).value
             self.screen.dismiss()
+        elif not small and self._palette_search is not None:
+            search, self._palette_search = self._palette_search, None
+            self.action_command_palette()
+            self.call_after_refresh(self._search_palette, search)
+
+    def _search_palette(self, search: str) -> None:
+        if isinstance(self.screen, CommandPalette):
+            field = self.screen.query_one(Input)
+            field.value = search
+            field.cursor_position = len(search)
 
     @staticmethod
     def _too_small(width: int, height: int) -> bool:

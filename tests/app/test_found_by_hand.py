@@ -9,8 +9,9 @@ from typing import Any
 
 import platformdirs
 import pytest
+from textual.command import CommandPalette
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 
 from app.conftest import (
     HOT_SEAT,
@@ -260,3 +261,26 @@ async def test_the_borders_of_cells_cards_and_moves_stand_out_in_every_theme(
             border = background + widget.styles.border_top[1]
             contrast = abs(border.brightness - background.brightness)
             assert contrast >= 0.12, (theme, widget, contrast)
+
+
+async def test_the_palette_closed_by_a_small_terminal_comes_back_with_its_search(
+    start: Start,
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "ctrl+p")
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, CommandPalette)
+        await ui.press(*"Scr")
+        await ui.pilot.resize_terminal(*TINY)
+        await ui.pilot.pause()
+        assert not isinstance(ui.app.screen, CommandPalette)
+        await ui.pilot.resize_terminal(*SIZE)
+        await ui.pilot.pause(0.2)
+        assert isinstance(ui.app.screen, CommandPalette)
+        assert ui.app.screen.query_one(Input).value == "Scr"
+        await ui.press("escape")
+        await ui.pilot.resize_terminal(*TINY)
+        await ui.pilot.pause()
+        await ui.pilot.resize_terminal(*SIZE)
+        await ui.pilot.pause(0.2)
+        assert isinstance(ui.app.screen, GameScreen)  # closed by the player: it stays closed
