@@ -26,13 +26,19 @@ from app.test_record_screen import ADA, BOB, DRAW, keep, match, replay, screen
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.report import final_score
-from tictactoe.screens.game import GameScreen
+from tictactoe.screens.game import FOOTER_AFTER, GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.widgets.history import history_lines
 from tictactoe.widgets.scoreboard import PlayerCard
 
 TINY = (40, 12)
+
+
+async def footer_settled(ui: Driver) -> None:
+    """Wait for the footer to follow a match that ended or began (it does so a moment after)."""
+    await ui.pilot.pause(FOOTER_AFTER)
+    await ui.pilot.pause()
 
 
 def footer_text(ui_screen: object) -> str:
@@ -149,10 +155,12 @@ async def test_next_match_is_offered_only_once_a_match_is_over(start: Start) -> 
         await ui.press("n")
         assert "Finish this match first" in ui.status(), "n still says why not"
         await ui.press("4", "8", "5", "9")
+        await footer_settled(ui)
         assert "n Next match" in keys_on_show(ui.game)
         await ui.press("n")
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         await ui.press("o")
+        await footer_settled(ui)
         assert not any("Next match" in key for key in keys_on_show(ui.game))
 
 
@@ -233,7 +241,7 @@ async def test_undo_and_hint_leave_the_footer_once_a_match_is_over_and_still_say
         assert "Undo" in shown and "Hint" in shown and "Next match" not in shown, shown
         await ui.press("7", "4", "8", "5", "9")  # X takes the top row
         assert ui.series.winner is not None
-        await ui.pilot.pause()
+        await footer_settled(ui)
         shown = footer_text(ui.app.screen)
         assert "Undo" not in shown and "Hint" not in shown and "Next match" in shown, shown
         await ui.press("u")
@@ -241,7 +249,7 @@ async def test_undo_and_hint_leave_the_footer_once_a_match_is_over_and_still_say
         await ui.press("h")
         assert "hint" in ui.status().lower(), ui.status()
         await ui.press("n", "x")
-        await ui.pilot.pause()
+        await footer_settled(ui)
         shown = footer_text(ui.app.screen)
         assert "Undo" in shown and "Hint" in shown, shown
 

@@ -11,7 +11,7 @@ same way. Nothing here decides a rule: the core says what is allowed, and why no
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -43,7 +43,14 @@ from tictactoe.widgets.scoreboard import Scoreboard
 from tictactoe.widgets.status import StatusLine
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
-__all__ = ["GameScreen"]
+__all__ = ["FOOTER_AFTER", "GameScreen"]
+
+FOOTER_AFTER: Final = 0.1
+"""Seconds after a match ends or begins before the footer changes its keys. Textual rebuilds
+the footer's keys for that, which holds this process's loop for longer than a move's frame
+takes: done at once, it came between the move and its frame on a friend's screen, whose bytes
+pass through the host's door in this same loop. The keys themselves act as the series allows
+from the first moment (`check_action`)."""
 
 _CURSOR_MOVES: dict[str, tuple[int, int]] = {
     "up": (-1, 0),
@@ -151,8 +158,8 @@ class GameScreen(MinimumSize, Screen[None]):
         self._show(series)
         if series.played > old.played:
             self.post_message(self.MatchFinished(series))
-        if series.phase is not old.phase:
-            self.refresh_bindings()  # the footer offers u and h in play, n between matches
+        if series.phase is not old.phase:  # the footer offers u and h in play, n between matches
+            self.set_timer(FOOTER_AFTER, self.refresh_bindings)
         self.table.next_step()
 
     def _show(self, series: Series) -> None:
