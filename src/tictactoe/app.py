@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -30,7 +31,7 @@ from tictactoe.config import GameConfig
 from tictactoe.keys import KeyLayout
 from tictactoe.labels import side_by_side
 from tictactoe.process import signals_wake
-from tictactoe.screens.game import GameScreen
+from tictactoe.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.series import Series
 from tictactoe.served import is_served
@@ -351,9 +352,10 @@ class TicTacToeApp(CrashReporting[Series | None]):
         return None
 
     def on_game_screen_match_finished(self, event: GameScreen.MatchFinished) -> None:
-        """Keep the finished match in the game record."""
+        """Keep the finished match in the game record, once the move's frame is out
+        (`CHORES_AFTER`)."""
         self.series = event.series
-        self._record(event.series)
+        self.set_timer(CHORES_AFTER, partial(self._record, event.series))
 
     def _record(self, series: Series) -> None:
         """Record each finished match of `series` not recorded yet (in order, once each).

@@ -26,7 +26,7 @@ from app.test_record_screen import ADA, BOB, DRAW, keep, match, replay, screen
 from tictactoe.ai import Level
 from tictactoe.app import TicTacToeApp
 from tictactoe.report import final_score
-from tictactoe.screens.game import FOOTER_AFTER, GameScreen
+from tictactoe.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.screens.help import HelpScreen
 from tictactoe.screens.mark_choice import MarkChoiceScreen
 from tictactoe.widgets.history import history_lines
@@ -37,7 +37,7 @@ TINY = (40, 12)
 
 async def footer_settled(ui: Driver) -> None:
     """Wait for the footer to follow a match that ended or began (it does so a moment after)."""
-    await ui.pilot.pause(FOOTER_AFTER)
+    await ui.pilot.pause(CHORES_AFTER)
     await ui.pilot.pause()
 
 

@@ -43,14 +43,15 @@ from tictactoe.widgets.scoreboard import Scoreboard
 from tictactoe.widgets.status import StatusLine
 from tictactoe.widgets.too_small import MinimumSize, TooSmall
 
-__all__ = ["FOOTER_AFTER", "GameScreen"]
+__all__ = ["CHORES_AFTER", "GameScreen"]
 
-FOOTER_AFTER: Final = 0.1
-"""Seconds after a match ends or begins before the footer changes its keys. Textual rebuilds
-the footer's keys for that, which holds this process's loop for longer than a move's frame
-takes: done at once, it came between the move and its frame on a friend's screen, whose bytes
-pass through the host's door in this same loop. The keys themselves act as the series allows
-from the first moment (`check_action`)."""
+CHORES_AFTER: Final = 0.1
+"""Seconds after a move that ends or begins a match before the work that can wait is done: the
+footer's keys (Textual rebuilds them) and the record's writing (its thread shares the
+interpreter). Done at once, each held this process's loop for longer than a move's frame takes,
+between the move and its frame on a friend's screen, whose bytes pass through the host's doors
+in this same loop. The keys act as the series allows from the first moment (`check_action`), and
+the record takes every finished match before it is read and on every way out."""
 
 _CURSOR_MOVES: dict[str, tuple[int, int]] = {
     "up": (-1, 0),
@@ -159,7 +160,7 @@ class GameScreen(MinimumSize, Screen[None]):
         if series.played > old.played:
             self.post_message(self.MatchFinished(series))
         if series.phase is not old.phase:  # the footer offers u and h in play, n between matches
-            self.set_timer(FOOTER_AFTER, self.refresh_bindings)
+            self.set_timer(CHORES_AFTER, self.refresh_bindings)
         self.table.next_step()
 
     def _show(self, series: Series) -> None:
