@@ -460,7 +460,7 @@ async def test_at_the_smallest_size_the_columns_scroll_into_view(
     config = keep(tmp_path, match(LONG, BOB, ADA_WINS, 1))
     async with start(size=(50, 16), player1=LONG.name, player2="Bob", **config) as ui:
         await ui.press("x", "s")
-        for tab, table in (("p", "#players-table"), ("m", "#recent-table")):
+        for tab, table in (("m", "#recent-table"),):  # (Players fits: see below)
             await ui.press(tab)
             shown = headings_shown(ui, table)
             assert shown[0] == _HEADINGS[table][0]
@@ -591,3 +591,35 @@ async def test_where_the_record_is_kept_is_said_whole_at_80x24(
         where = screen(ui).query_one("#record-where")
         assert "".join(painted(where).split()) == "".join(said.split())  # (broken at a -)
         assert where.region.bottom <= screen(ui).query_one(Footer).region.y
+
+
+_SHORT = ("Player", "M", "W", "L", "D", "Win%")
+
+
+@pytest.mark.parametrize(
+    ("size", "first", "headings"),
+    [
+        ((60, 20), ADA, _HEADINGS["#players-table"]),
+        ((60, 20), LONG, _SHORT),
+        ((50, 16), ADA, _SHORT),
+        ((50, 16), LONG, _SHORT),
+    ],
+    ids=["60x20", "60x20-long", "50x16", "50x16-long"],
+)
+async def test_the_players_table_fits_without_a_cut_value(
+    start: Start, tmp_path: Path, size: tuple[int, int], first: Player, headings: tuple[str, ...]
+) -> None:
+    """Long names are shortened, then headings, so that every column shows whole: none half
+    cut at the edge ("Win ra", and "10" for 100%)."""
+    against_the_computer = (match(HARD, BOB, DRAW, 2),) if first is LONG else ()
+    config = keep(tmp_path, match(first, BOB, ADA_WINS, 1), *against_the_computer)
+    async with start(size=size, player1=first.name, player2="Bob", **config) as ui:
+        await ui.press("x", "s")
+        await ui.pilot.pause()
+        table = screen(ui).query_one("#players-table", DataTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        header = painted(table).splitlines()[0]
+        shown = [heading for heading in headings if f" {heading} " in f" {header} "]
+        assert shown == list(headings), header
+        body = "\n".join(painted(table).splitlines()[1:])
+        assert "100%" in body and "0%" in body, body

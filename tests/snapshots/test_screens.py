@@ -272,6 +272,13 @@ def test_record_players(snap_compare: Any, record_file: Path) -> None:
     assert snap_compare(with_record(record_file), terminal_size=SIZE, run_before=pressing("x", "s"))
 
 
+@pytest.mark.parametrize("size", [(60, 20), (50, 16)], ids=["60x20", "50x16"])
+def test_record_players_small(snap_compare: Any, record_file: Path, size: tuple[int, int]) -> None:
+    """Narrower than its names and headings: the headings shorten (M, W, L, D, Win%) so that
+    every column shows whole, and a long name is shortened before "(person)"."""
+    assert snap_compare(with_record(record_file), terminal_size=size, run_before=pressing("x", "s"))
+
+
 def test_record_players_sorted_by_name(snap_compare: Any, record_file: Path) -> None:
     """Key 1 sorts by the Player column, A to Z; the heading carries the arrow."""
     assert snap_compare(

@@ -28,6 +28,7 @@ from tictactoe.screens.record_rows import (
     match_details,
     match_row,
     number,
+    player_columns,
     player_details,
     player_label,
     player_row,
@@ -138,6 +139,8 @@ class RecordScreen(InfoScreen):
         """Tabs whose tables are made (the others are made when first shown)."""
         self._player_rows: dict[str, PlayerTotals] = {}
         """The Players table's rows loaded so far, by row key, for their details."""
+        self._players_width: int | None = None
+        """The width the Players table was laid out for (None: before its first layout)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="record", classes="dialog"):
@@ -218,21 +221,30 @@ class RecordScreen(InfoScreen):
     def _load_players(self) -> None:
         table = self.query_one("#players-table", PagedTable)
         table.clear(columns=True)
-        for sort, heading in PLAYER_COLUMNS:
-            arrow = (" ▼" if self.descending else " ▲") if sort is self.sort else ""
-            table.add_column(
-                Text(heading + arrow, justify="left" if sort is PlayerSort.NAME else "right"),
-                key=sort.value,
-            )
         sort, descending = self.sort, self.descending
+        first = self.record.players(sort, descending=descending, limit=PAGE)
+        widest = max((player_label(totals.player).cell_len for totals in first), default=0)
+        width = table.scrollable_content_region.width or None
+        arrow = " ▼" if descending else " ▲"
+        headings, name_width = player_columns(width, sort, arrow, widest)
+        self._players_width = width
+        for (column, _), heading in zip(PLAYER_COLUMNS, headings, strict=True):
+            table.add_column(
+                Text(heading, justify="left" if column is PlayerSort.NAME else "right"),
+                key=column.value,
+            )
         kept: dict[str, PlayerTotals] = {}
         self._player_rows = kept
 
         def page(loaded: int) -> list[Row]:
-            rows = self.record.players(sort, descending=descending, offset=loaded, limit=PAGE)
+            rows = (
+                first
+                if not loaded
+                else self.record.players(sort, descending=descending, offset=loaded, limit=PAGE)
+            )
             kept.update((f"player-{loaded + index}", totals) for index, totals in enumerate(rows))
             return [
-                (f"player-{loaded + index}", player_row(totals))
+                (f"player-{loaded + index}", player_row(totals, name_width))
                 for index, totals in enumerate(rows)
             ]
 
@@ -240,6 +252,19 @@ class RecordScreen(InfoScreen):
         if not table.row_count:
             empty = UNREADABLE if self.record.unreadable else "No matches recorded yet"
             table.add_row(Text(empty, style="dim"), *[Text("")] * 5)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_players)
+
+    def _fit_players(self) -> None:
+        """Lay the Players table out again for a new width (names and headings fitted)."""
+        tables = self.query("#players-table").results(PagedTable)
+        table = next(tables, None)
+        width = table.scrollable_content_region.width if table else 0
+        if table is not None and width and width != self._players_width:
+            row = table.cursor_row
+            self._load_players()
+            table.move_cursor(row=row)
 
     def _sort(self, sort: PlayerSort) -> None:
         if sort is self.sort:

@@ -26,6 +26,7 @@ __all__ = [
     "match_details",
     "match_row",
     "number",
+    "player_columns",
     "player_details",
     "player_label",
     "player_row",
@@ -40,6 +41,46 @@ PLAYER_COLUMNS: Final = (
     (PlayerSort.WIN_RATE, "Win rate"),
 )
 """The Players table's columns, in order; key `1`–`6` sorts by each."""
+
+SHORT_HEADINGS: Final = {
+    PlayerSort.MATCHES: "M",
+    PlayerSort.WINS: "W",
+    PlayerSort.LOSSES: "L",
+    PlayerSort.DRAWS: "D",
+    PlayerSort.WIN_RATE: "Win%",
+}
+"""The Players table's headings where the whole ones leave a name too little room."""
+
+SHORTEST_NAME: Final = len("Computer (medium)")
+"""The fewest cells a name is shortened to in the Players table before its headings are:
+the computer's words whole."""
+
+
+def player_columns(
+    width: int | None, arrow: PlayerSort, mark: str, widest: int
+) -> tuple[list[str], int | None]:
+    """The Players table's headings (`mark`, the sort's arrow, on `arrow`'s), and the cells a
+    name may take (None: any), for a table `width` cells wide (None: not laid out yet) whose
+    widest name takes `widest` cells. The counts are whole and every column shows: a long
+    name is shortened first, then the headings are."""
+    widths = {PlayerSort.WIN_RATE: len("100%")}
+    for brief in (False, True):
+        headings = [
+            (SHORT_HEADINGS[sort] if brief and sort in SHORT_HEADINGS else heading)
+            + (mark if sort is arrow else "")
+            for sort, heading in PLAYER_COLUMNS
+        ]
+        if width is None:
+            return headings, None
+        numbers = sum(
+            max(len(heading), widths.get(sort, 3)) + 2
+            for (sort, _), heading in zip(PLAYER_COLUMNS[1:], headings[1:], strict=True)
+        )
+        room = width - numbers - 2
+        if room >= min(widest, SHORTEST_NAME):
+            return headings, room
+    return headings, max(room, len(headings[0]))
+
 
 MATCH_COLUMNS: Final = ("When", "X", "O", "First", "Result", "Moves")
 """The columns of a list of matches (Head to head, Recent matches)."""
@@ -71,10 +112,18 @@ def _rate(totals: PlayerTotals) -> Text:
     return Text("—" if rate is None else f"{rate:.0%}", justify="right")
 
 
-def player_row(totals: PlayerTotals) -> list[Text]:
-    """A player's cells in the Players table, in the order of `PLAYER_COLUMNS`."""
+def player_row(totals: PlayerTotals, width: int | None = None) -> list[Text]:
+    """A player's cells in the Players table, in the order of `PLAYER_COLUMNS`; the name
+    within `width` cells, if given (the words that tell players apart last)."""
+    label = player_label(totals.player)
+    if width is not None:
+        cut = NAME_WIDTH
+        while label.cell_len > width and cut > 1:  # a person's name, before "(person)"
+            cut -= 1
+            label = player_label(totals.player, cut)
+        label.truncate(width, overflow="ellipsis")  # the computer's words, at the last
     return [
-        player_label(totals.player),
+        label,
         number(totals.matches),
         number(totals.wins),
         number(totals.losses),

@@ -5,7 +5,7 @@ opens as fast as an empty one."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, Self
 
 from rich.text import Text
 from textual.coordinate import Coordinate
@@ -28,6 +28,13 @@ class PagedTable(DataTable[Text]):
         self._fetch: Callable[[int], list[Row]] | None = None
         self.exhausted = True
         """True once the last page has been fetched."""
+
+    def clear(self, columns: bool = False) -> Self:
+        """Clear the table; it fetches nothing more until `load` (the cursor going back to
+        the top as it clears would otherwise fetch rows from what it held)."""
+        self._fetch = None
+        self.exhausted = True
+        return super().clear(columns)
 
     def load(self, fetch: Callable[[int], list[Row]]) -> None:
         """Show the first page of `fetch` (given the rows loaded so far, it returns the next)."""
