@@ -65,6 +65,18 @@ def write_crash_log(details: Sequence[RenderableType]) -> bool:
     return True
 
 
+def with_lines(variables: dict[str, str], *, dark: bool) -> dict[str, str]:
+    """Textual's `variables` for a theme, with the two app.tcss adds: `$line` and
+    `$line-hover`, the borders of the cells, the cards and the moves panel: the panel's
+    colour two (three) shades lighter in a dark theme, darker in a light one, where
+    lighter is near white. An app that uses app.tcss gives them from `get_css_variables`."""
+    shade = "lighten" if dark else "darken"
+    return variables | {
+        "line": variables[f"panel-{shade}-2"],
+        "line-hover": variables[f"panel-{shade}-3"],
+    }
+
+
 class TicTacToeApp(CrashReporting[Series | None]):
     """Tic-tac-toe in the terminal. `run()` returns the final series, for the score."""
 
@@ -244,15 +256,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def get_css_variables(self) -> dict[str, str]:
-        """Textual's variables for the theme, and `$line` and `$line-hover` for the borders
-        of the cells, the cards and the moves: the panel's colour two (three) shades
-        lighter in a dark theme, darker in a light one, where lighter is near white."""
-        variables = super().get_css_variables()
-        shade = "lighten" if self.current_theme.dark else "darken"
-        return variables | {
-            "line": variables[f"panel-{shade}-2"],
-            "line-hover": variables[f"panel-{shade}-3"],
-        }
+        """Textual's variables for the theme, and those app.tcss adds (`with_lines`)."""
+        return with_lines(super().get_css_variables(), dark=self.current_theme.dark)
 
     def _warn(self, warnings: Iterable[str]) -> None:
         for warning in warnings:

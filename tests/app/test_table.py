@@ -10,6 +10,7 @@ from textual.app import App
 
 import tictactoe.app
 from app.conftest import painted
+from tictactoe.app import with_lines
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.notices import Notice
@@ -64,6 +65,9 @@ class AtTheTable(App[None]):
     def __init__(self, table: FakeTable) -> None:
         super().__init__()
         self.table = table
+
+    def get_css_variables(self) -> dict[str, str]:
+        return with_lines(super().get_css_variables(), dark=self.current_theme.dark)
 
     def on_mount(self) -> None:
         self.push_screen(GameScreen(self.table, layout=KeyLayout.NUMPAD))
