@@ -36,7 +36,7 @@ from tictactoe.online.protocol import State
 from tictactoe.online.seat_table import SeatTable
 from tictactoe.online_app import JoinSetup, OnlineApp
 from tictactoe.record import GameRecord, MatchRecord
-from tictactoe.screens.game import GameScreen
+from tictactoe.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.screens.online import InvitationScreen
 from tictactoe.series import ChooseMark, Play, Player, Series
 
@@ -93,6 +93,7 @@ def _keys(*keys: str) -> Callable[[Pilot[object]], Awaitable[None]]:
         await pilot.pause()
         for key in keys:
             await pilot.press(key)
+        await pilot.pause(CHORES_AFTER)  # the footer follows a finished match a moment later
         await pilot.pause()
 
     return press

@@ -338,6 +338,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
             if write_crash_log(details)
             else "The details could not be written down."
         )
+        if self.series is not None:  # a match that ended a moment before: not handed over yet
+            self._record(self.series)
         if self._game_record is not None:
             self._game_record.finish()
         unsaved = self.unsaved_matches

@@ -19,7 +19,7 @@ from tictactoe.ai import Level, analyse
 from tictactoe.engine import Mark
 from tictactoe.keys import KeyLayout
 from tictactoe.record import GameRecord
-from tictactoe.screens.game import GameScreen
+from tictactoe.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.screens.record import RecordScreen
 from tictactoe.series import FirstMove, Player
 from tictactoe.widgets.history import MoveHistory, history_lines
@@ -363,10 +363,12 @@ async def test_a_finished_match_is_recorded_and_shown_sorted_by_wins_next_run(
         await play(ui, *ADA_WINS)  # Bob (X, chooser, first) wins
         await ui.press("n", "x")
         await play(ui, *ADA_WINS)  # Zoe wins
+        await ui.pilot.pause(CHORES_AFTER)  # handed to the record a moment after its frame
     async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
         await ui.press("x")
         await play(ui, *ADA_WINS)
         assert ui.series.winner == 0
+        await ui.pilot.pause(CHORES_AFTER)
 
     async with start(player1="Cy", player2="Dee", **saving(tmp_path)) as ui:
         await ui.press("x", "s")
