@@ -349,7 +349,7 @@ def import_tree(code: str, extra_path: str | None = None) -> dict[str, Imported]
     return modules
 
 
-GAME_IMPORTS = "import tictactoe.cli, tictactoe.app"
+GAME_IMPORTS = "import tictactoe.cli, tictactoe.tui.app"
 BARE_IMPORTS = "import bare_app"
 
 # Each module of the game, imported one after another in a fresh interpreter that has
@@ -358,24 +358,24 @@ BARE_IMPORTS = "import bare_app"
 # widgets that `textual.widgets` loads lazily through importlib (Markdown, DataTable…),
 # which -X importtime leaves out of its tree and folds into the importer's own time.
 _OWN_MODULES = [
-    "tictactoe.engine",
-    "tictactoe.ai",
-    "tictactoe.series",
-    "tictactoe.keys",
+    "tictactoe.core.engine",
+    "tictactoe.core.ai",
+    "tictactoe.core.series",
+    "tictactoe.core.keys",
     "tictactoe.config",
     "tictactoe.cli",
-    "tictactoe.widgets.too_small",
-    "tictactoe.widgets.board",
-    "tictactoe.widgets.scoreboard",
-    "tictactoe.widgets.history",
-    "tictactoe.screens.mark_choice",
-    "tictactoe.screens.game",
-    "tictactoe.screens.help",
-    "tictactoe.screens.new_game",
-    "tictactoe.screens.record",
+    "tictactoe.tui.widgets.too_small",
+    "tictactoe.tui.widgets.board",
+    "tictactoe.tui.widgets.scoreboard",
+    "tictactoe.tui.widgets.history",
+    "tictactoe.tui.screens.mark_choice",
+    "tictactoe.tui.screens.game",
+    "tictactoe.tui.screens.help",
+    "tictactoe.tui.screens.new_game",
+    "tictactoe.tui.screens.record",
     "tictactoe.record",
     "tictactoe.settings",
-    "tictactoe.app",
+    "tictactoe.tui.app",
 ]
 _OWN_COST = r"""
 import sys, time
@@ -411,7 +411,7 @@ def own_module_costs(runs: int) -> dict[str, float]:
 def import_report(runs: int) -> None:
     game_runs = [import_tree(GAME_IMPORTS) for _ in range(runs)]
     bare_runs = [import_tree(BARE_IMPORTS, str(ROOT / "benchmarks")) for _ in range(runs)]
-    app_runs = [import_tree("import tictactoe.app") for _ in range(runs)]
+    app_runs = [import_tree("import tictactoe.tui.app") for _ in range(runs)]
 
     def median_cumulative(trees: list[dict[str, Imported]], name: str) -> float:
         return statistics.median(tree[name].cumulative_us for tree in trees if name in tree) / 1e3
@@ -429,7 +429,7 @@ def import_report(runs: int) -> None:
     print(f"  game: {GAME_IMPORTS:<38} {total(game_runs):6.1f} ms, {len(game)} modules")
     print(f"  bare: {BARE_IMPORTS:<38} {total(bare_runs):6.1f} ms, {len(bare)} modules")
 
-    print('\n  Top 10 by cumulative time, python -X importtime -c "import tictactoe.app":')
+    print('\n  Top 10 by cumulative time, python -X importtime -c "import tictactoe.tui.app":')
     ranked = sorted(app_runs[0], key=lambda name: median_cumulative(app_runs, name), reverse=True)
     for name in ranked[:10]:
         print(f"    {median_cumulative(app_runs, name):6.1f} ms  {name}")

@@ -28,8 +28,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tictactoe.ai import Level, choose_move
-from tictactoe.engine import GameState
+from tictactoe.core.ai import Level, choose_move
+from tictactoe.core.engine import GameState
 
 GAMES = 255_168
 """Complete games of tic-tac-toe: both walks must count exactly this many."""
@@ -105,8 +105,8 @@ def verdict(met: bool) -> str:
 COLD_ENGINE = """
 import random, time
 start = time.process_time()
-from tictactoe.ai import Level, choose_move
-from tictactoe.engine import GameState
+from tictactoe.core.ai import Level, choose_move
+from tictactoe.core.engine import GameState
 imported = time.process_time() - start
 state, rng = GameState.new(), random.Random(0)
 start = time.process_time()
@@ -223,7 +223,8 @@ def main() -> None:
     print(f"    hard (choose_move, Level.HARD)                   {cold_engine * 1000:8.1f} ms")
     print(f"    lru_cache negamax over tuple boards              {cold_reference * 1000:8.1f} ms")
     print(
-        f"    (importing tictactoe.ai and its tables, not counted: {engine_import * 1000:.1f} ms)"
+        "    (importing tictactoe.core.ai and its tables, not counted:"
+        f" {engine_import * 1000:.1f} ms)"
     )
     ratio = cold_engine / cold_reference
     print(f"    ratio hard / reference: {ratio:.2f} (target: at most 0.5, {verdict(ratio <= 0.5)})")

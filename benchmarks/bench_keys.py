@@ -72,8 +72,8 @@ async def choose_x(pilot: Any) -> None:
 
 
 def game_keys(rounds: int) -> tuple[list[float], list[int]]:
-    from tictactoe.app import TicTacToeApp
     from tictactoe.options import parse_config
+    from tictactoe.tui.app import TicTacToeApp
 
     config = parse_config(["--player1", "Ada", "--player2", "Bob", "--no-save", "--delay", "0"])
     start = len(_written)

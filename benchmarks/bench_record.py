@@ -30,13 +30,13 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.engine import GameState, Mark
+from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.series import Player
 from tictactoe.record import MIGRATIONS, GameRecord, MatchRecord, PlayerSort
-from tictactoe.screens.record import RecordScreen
-from tictactoe.series import Player
-from tictactoe.widgets.paged_table import PAGE
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.record import RecordScreen
+from tictactoe.tui.widgets.paged_table import PAGE
 
 GAMES: tuple[tuple[int, ...], ...] = (
     (0, 3, 1, 4, 2),

@@ -25,20 +25,20 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from playwright.async_api import ViewportSize
 
-import tictactoe.app
-from tictactoe.ai import Level
-from tictactoe.app import TicTacToeApp
+import tictactoe.tui.app
 from tictactoe.config import GameConfig
-from tictactoe.engine import GameState, Mark
-from tictactoe.notices import Notice
-from tictactoe.online.invitation import Invitation
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.notices import Notice
+from tictactoe.core.series import ChooseMark, Play, Player, Series
+from tictactoe.host.invitation import Invitation
 from tictactoe.online.protocol import State
-from tictactoe.online.seat_table import SeatTable
-from tictactoe.online_app import JoinSetup, OnlineApp
 from tictactoe.record import GameRecord, MatchRecord
-from tictactoe.screens.game import CHORES_AFTER, GameScreen
-from tictactoe.screens.online import InvitationScreen
-from tictactoe.series import ChooseMark, Play, Player, Series
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.online_app import JoinSetup, OnlineApp
+from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
+from tictactoe.tui.screens.online import InvitationScreen
+from tictactoe.tui.seat_table import SeatTable
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 SIZE = (100, 32)
@@ -146,7 +146,7 @@ and a global IPv6 one."""
 class OnlineShot(OnlineApp):
     """The online app showing one screen, as the host's or the friend's terminal shows it."""
 
-    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    CSS_PATH = str(Path(tictactoe.tui.app.__file__).with_name("app.tcss"))
     """(A relative path would be read beside this script.)"""
 
     def __init__(self, screen: Screen[Any]) -> None:

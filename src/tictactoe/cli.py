@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
+from tictactoe.core.series import Series
 from tictactoe.options import host_options, parse_config, parse_online, parse_serve
 from tictactoe.process import open_files_limit, signals_stop, terminal_problem
 from tictactoe.report import tell_the_end
-from tictactoe.series import Series
 
 __all__ = ["UNSAVED", "exit_status", "main", "play_online"]
 
@@ -37,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
-    from tictactoe.app import TicTacToeApp  # imported late: --help and --version stay instant
+    from tictactoe.tui.app import TicTacToeApp  # imported late: --help and --version stay instant
 
     app = TicTacToeApp(config)
     with signals_stop(app.stop):
@@ -69,8 +69,8 @@ def play_online(argv: Sequence[str]) -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
-    from tictactoe.online.hosting import Hosting, log_to_file
-    from tictactoe.online_app import OnlineApp
+    from tictactoe.host.hosting import Hosting, log_to_file
+    from tictactoe.tui.online_app import OnlineApp
 
     if host is not None:
         hosting = host

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tictactoe.ai import Level
-from tictactoe.keys import KeyLayout
-from tictactoe.record_paths import RECORD_NAME, default_legacy_path, default_record_path
-from tictactoe.series import FirstMove, Player, Series
+from tictactoe.core.ai import Level
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.series import FirstMove, Player, Series
+from tictactoe.record.paths import RECORD_NAME, default_legacy_path, default_record_path
 from tictactoe.settings import default_settings_path
 
 __all__ = ["GameConfig"]

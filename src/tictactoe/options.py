@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tictactoe import __version__
-from tictactoe.ai import Level
 from tictactoe.config import GameConfig
-from tictactoe.keys import KeyLayout
-from tictactoe.record_paths import default_record_path, is_database, path_problem
-from tictactoe.series import FirstMove, NameClash
+from tictactoe.core.ai import Level
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.series import FirstMove, NameClash
+from tictactoe.record.paths import default_record_path, is_database, path_problem
 
 if TYPE_CHECKING:
-    from tictactoe.online.hosting import HostConfig
-    from tictactoe.online.relay_target import RelayTarget
-    from tictactoe.online_app import JoinSetup
+    from tictactoe.doors.relay_target import RelayTarget
+    from tictactoe.host.hosting import HostConfig
     from tictactoe.serve import ServeConfig
+    from tictactoe.tui.online_app import JoinSetup
 
 __all__ = [
     "build_parser",
@@ -56,7 +56,7 @@ def _port(text: str) -> int:
 
 
 def _relay(text: str) -> RelayTarget:
-    from tictactoe.online.relay_target import parse_relay
+    from tictactoe.doors.relay_target import parse_relay
 
     try:
         return parse_relay(text)
@@ -328,8 +328,8 @@ def parse_serve(argv: Sequence[str]) -> ServeConfig:
 def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig | None]:
     """What `tictactoe host` or `tictactoe join` was asked for (`argv` starts with the
     command); argparse exits on bad values."""
-    from tictactoe.online.hosting import JOIN_CODE, JOIN_DOOR_KEY, HostConfig
-    from tictactoe.online_app import JoinSetup
+    from tictactoe.host.hosting import JOIN_CODE, JOIN_DOOR_KEY, HostConfig
+    from tictactoe.tui.online_app import JoinSetup
 
     command, parser = argv[0], _parsers()[1][argv[0]]
     args = parser.parse_args(argv[1:])

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from rich.cells import cell_len
 
-from tictactoe.labels import side_by_side
-from tictactoe.names import NAME_WIDTH
-from tictactoe.series import Series
+from tictactoe.core.labels import side_by_side
+from tictactoe.core.names import NAME_WIDTH
+from tictactoe.core.series import Series
 from tictactoe.served import is_served, say_farewell
 
 __all__ = ["final_score", "tell_the_end", "unsaved_note", "verdict"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Final
 
-from tictactoe.addresses import is_loopback, url_host
+from tictactoe.doors.addresses import is_loopback, url_host
 from tictactoe.doors.web.guard import BadRequestsInOneLine
 from tictactoe.doors.web.server import GameServer
 

@@ -15,9 +15,9 @@ from typing import Final
 
 import platformdirs
 
-from tictactoe.keys import KeyLayout
-from tictactoe.names import quoted
-from tictactoe.online.relay_target import parse_relay
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.names import quoted
+from tictactoe.doors.relay_target import parse_relay
 from tictactoe.safe_files import LeaveAlone, atomic_write_json, read_json_file
 
 __all__ = ["SETTINGS_VERSION", "Settings", "SettingsStore", "default_settings_path"]

@@ -20,12 +20,12 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.engine import Mark
-from tictactoe.screens.game import GameScreen
-from tictactoe.series import Series
-from tictactoe.widgets.board import Board, Cell, mark_art
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import Series
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.widgets.board import Board, Cell, mark_art
 
 SIZE: Final = (100, 32)
 """A comfortable terminal: the whole game fits."""
@@ -247,6 +247,6 @@ async def wait_for_the_computer(ui: Driver) -> None:
 @pytest.fixture(autouse=True)
 def crash_log_in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test that crashes the app writes its crash log under tmp_path, not the user's."""
-    import tictactoe.app
+    import tictactoe.tui.app
 
-    monkeypatch.setattr(tictactoe.app, "CRASH_LOG", tmp_path / "crash.log")
+    monkeypatch.setattr(tictactoe.tui.app, "CRASH_LOG", tmp_path / "crash.log")

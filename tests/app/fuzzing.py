@@ -69,19 +69,19 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from app.conftest import SquareView, inside, painted
-from tictactoe.ai import Level
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.engine import CELL_NAMES, Mark
-from tictactoe.screens.game import CHORES_AFTER, GameScreen
-from tictactoe.screens.help import HelpScreen
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.record import RecordScreen
-from tictactoe.series import Phase, Series
-from tictactoe.widgets.board import Cell, mark_art
-from tictactoe.widgets.scoreboard import PlayerCard
-from tictactoe.widgets.status import lay_out
-from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import CELL_NAMES, Mark
+from tictactoe.core.series import Phase, Series
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
+from tictactoe.tui.screens.help import HelpScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.screens.record import RecordScreen
+from tictactoe.tui.widgets.board import Cell, mark_art
+from tictactoe.tui.widgets.scoreboard import PlayerCard
+from tictactoe.tui.widgets.status import lay_out
+from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
 
 __all__ = ["CONFIGS", "REPORTS", "FuzzFailure", "FuzzReport", "fuzz", "summary"]
 

@@ -15,14 +15,14 @@ import pytest
 from textual.widgets import DataTable
 
 from app.conftest import HOT_SEAT, Driver, Start, inside, painted, wait_for_the_computer
-from tictactoe.ai import Level, analyse
-from tictactoe.engine import Mark
-from tictactoe.keys import KeyLayout
+from tictactoe.core.ai import Level, analyse
+from tictactoe.core.engine import Mark
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.series import FirstMove, Player
 from tictactoe.record import GameRecord
-from tictactoe.screens.game import CHORES_AFTER, GameScreen
-from tictactoe.screens.record import RecordScreen
-from tictactoe.series import FirstMove, Player
-from tictactoe.widgets.history import MoveHistory, history_lines
+from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
+from tictactoe.tui.screens.record import RecordScreen
+from tictactoe.tui.widgets.history import MoveHistory, history_lines
 
 ADA_WINS = (0, 3, 1, 4, 2)
 """Ada (X, moving first) takes the top row while Bob takes two of the middle row."""

@@ -12,7 +12,7 @@ import pytest
 from textual.geometry import Size
 
 from app.conftest import HOT_SEAT, Driver, Start, inside
-from tictactoe.widgets.board import Cell, mark_art
+from tictactoe.tui.widgets.board import Cell, mark_art
 
 SIZES = ((80, 24), (80, 18))
 """Rows of 6, 7 and 7 cells; rows of 4, 5 and 5."""

@@ -14,10 +14,10 @@ import pytest
 from textual.widgets import Input
 
 from app.conftest import HOT_SEAT, Driver, Start
-from tictactoe.ai import Level
+from tictactoe.core.ai import Level
+from tictactoe.core.series import Series
 from tictactoe.report import final_score
-from tictactoe.series import Series
-from tictactoe.widgets.history import history_lines
+from tictactoe.tui.widgets.history import history_lines
 
 
 def history(ui: Driver) -> list[str]:

@@ -15,15 +15,15 @@ import pytest
 from rich.cells import cell_len
 
 from tictactoe import __version__, cli, options, process, report
-from tictactoe.ai import Level
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.engine import Mark
-from tictactoe.keys import KeyLayout
-from tictactoe.names import NAME_WIDTH, short
-from tictactoe.record_paths import default_record_path
-from tictactoe.series import FirstMove, NameClash, Player, Series
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import Mark
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.names import NAME_WIDTH, short
+from tictactoe.core.series import FirstMove, NameClash, Player, Series
+from tictactoe.record.paths import default_record_path
 from tictactoe.serve import ServeConfig
+from tictactoe.tui.app import TicTacToeApp
 
 
 def exit_code(argv: list[str]) -> int | str | None:
@@ -53,7 +53,7 @@ def test_help_lists_every_command_in_one_line(capsys: pytest.CaptureFixture[str]
 
 
 def test_the_in_app_help_tells_of_tictactoe_serve() -> None:
-    help_text = Path(cli.__file__).with_name("screens").joinpath("help.md").read_text()
+    help_text = Path(cli.__file__).with_name("tui").joinpath("screens", "help.md").read_text()
     assert "`tictactoe serve`" in help_text
 
 
@@ -424,7 +424,7 @@ def on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("fcntl", "termios", "pty", "tty"):
         monkeypatch.setitem(sys.modules, name, None)  # `import fcntl` raises ImportError
     for name in list(sys.modules):
-        if name.startswith("tictactoe.doors.ssh") or name == "tictactoe.online.hosting":
+        if name.startswith("tictactoe.doors.ssh") or name == "tictactoe.host.hosting":
             monkeypatch.delitem(sys.modules, name)
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from app.conftest import Driver, Start, wait_for_the_computer
-from tictactoe.ai import CORNERS, Level
-from tictactoe.engine import Mark
-from tictactoe.keys import KeyLayout
-from tictactoe.screens.game import GameScreen
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.series import FirstMove
-from tictactoe.table import LocalTable
+from tictactoe.core.ai import CORNERS, Level
+from tictactoe.core.engine import Mark
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.series import FirstMove
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.table import LocalTable
 
 NUMPAD = KeyLayout.NUMPAD
 

@@ -23,14 +23,14 @@ from app.conftest import (
     wait_for_the_computer,
 )
 from app.test_record_screen import ADA, BOB, DRAW, keep, match, replay, screen
-from tictactoe.ai import Level
-from tictactoe.app import TicTacToeApp
+from tictactoe.core.ai import Level
 from tictactoe.report import final_score
-from tictactoe.screens.game import CHORES_AFTER, GameScreen
-from tictactoe.screens.help import HelpScreen
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.widgets.history import history_lines
-from tictactoe.widgets.scoreboard import PlayerCard
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
+from tictactoe.tui.screens.help import HelpScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.widgets.history import history_lines
+from tictactoe.tui.widgets.scoreboard import PlayerCard
 
 TINY = (40, 12)
 

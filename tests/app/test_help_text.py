@@ -6,14 +6,14 @@ import pytest
 from textual.binding import Binding
 
 from app.conftest import HOT_SEAT, Start
-from tictactoe.app import TicTacToeApp
-from tictactoe.engine import Mark
-from tictactoe.screens.game import GameScreen
-from tictactoe.screens.help import HELP_TEXT
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.record import RecordScreen
-from tictactoe.screens.replay import ReplayPane
-from tictactoe.widgets.board import Board
+from tictactoe.core.engine import Mark
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.help import HELP_TEXT
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.screens.record import RecordScreen
+from tictactoe.tui.screens.replay import ReplayPane
+from tictactoe.tui.widgets.board import Board
 
 SPOKEN = {
     "question_mark": "`?`",

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from app.conftest import HOT_SEAT, Driver, Start, painted
-from tictactoe.engine import Mark
-from tictactoe.keys import KeyLayout
+from tictactoe.core.engine import Mark
+from tictactoe.core.keys import KeyLayout
 
 NUMPAD = KeyLayout.NUMPAD
 

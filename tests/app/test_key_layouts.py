@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.conftest import HOT_SEAT, Start
-from tictactoe.engine import Mark
-from tictactoe.keys import KeyLayout
+from tictactoe.core.engine import Mark
+from tictactoe.core.keys import KeyLayout
 
 KEYPAD_FACE = "7 8 9\n4 5 6\n1 2 3"
 PHONE_FACE = "1 2 3\n4 5 6\n7 8 9"

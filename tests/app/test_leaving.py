@@ -6,8 +6,8 @@ from textual import events
 from textual.widgets import Button
 
 from app.conftest import HOT_SEAT, Start
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.series import Series
+from tictactoe.core.series import Series
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 
 
 async def test_a_digit_typed_right_after_a_click_on_the_dialogs_quit_does_nothing(

@@ -7,8 +7,8 @@ import pytest
 from rich.cells import cell_len
 
 from app.conftest import Start, inside
-from tictactoe.engine import CELL_NAMES
-from tictactoe.widgets.history import MoveHistory
+from tictactoe.core.engine import CELL_NAMES
+from tictactoe.tui.widgets.history import MoveHistory
 
 DRAW = ("7", "8", "9", "5", "4", "6", "2", "1", "3")
 """A drawn match in the keypad layout: nine moves, bottom-left and bottom-right among them."""

@@ -14,10 +14,9 @@ from rich.cells import cell_len
 from textual.pilot import Pilot
 
 from app.conftest import inside, painted
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.engine import Mark
-from tictactoe.names import (
+from tictactoe.core.engine import Mark
+from tictactoe.core.names import (
     MAX_MARKS,
     MAX_NAME_LENGTH,
     NAME_WIDTH,
@@ -26,7 +25,8 @@ from tictactoe.names import (
     name_key,
     short,
 )
-from tictactoe.series import Series
+from tictactoe.core.series import Series
+from tictactoe.tui.app import TicTacToeApp
 
 TRICKY = [
     "[bold]Eve[/]",

@@ -10,12 +10,12 @@ from textual import events
 from textual.widgets import Footer, Input, RadioButton
 
 from app.conftest import Driver, Start, inside, painted
-from tictactoe.ai import Level
-from tictactoe.engine import Mark
-from tictactoe.names import clean_name
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import Mark
+from tictactoe.core.names import clean_name
 from tictactoe.options import parse_config
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.new_game import NewGameScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.screens.new_game import NewGameScreen
 
 
 def error_text(ui: Driver) -> str:

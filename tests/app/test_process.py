@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-import tictactoe.app
-from tictactoe.app import TicTacToeApp
+import tictactoe.tui.app
 from tictactoe.config import GameConfig
 from tictactoe.process import GRACE
 from tictactoe.record import GameRecord
+from tictactoe.tui.app import TicTacToeApp
 
 pty = pytest.importorskip("pty")
 termios = pytest.importorskip("termios")
@@ -342,7 +342,7 @@ def test_ctrl_c_at_any_moment_of_the_start_leaves_130_quietly(moment: float) -> 
 
 
 CRASH_ON_HINT = (
-    "import tictactoe.series as series;"
+    "import tictactoe.core.series as series;"
     "series.Series.hint = lambda self: 1 / 0;"
     "from tictactoe.__main__ import main;"
     "raise SystemExit(main())"
@@ -380,7 +380,7 @@ def test_an_unexpected_error_leaves_1_restores_the_terminal_and_prints_the_score
 class BrokenApp(TicTacToeApp):
     """Fails as soon as the game is on screen."""
 
-    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    CSS_PATH = str(Path(tictactoe.tui.app.__file__).with_name("app.tcss"))
 
     def on_ready(self) -> None:
         raise RuntimeError("a bug the player should not have to read about")
@@ -390,7 +390,7 @@ def test_an_unexpected_error_is_told_in_plain_words_and_logged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = tmp_path / "logs" / "crash.log"
-    monkeypatch.setattr(tictactoe.app, "CRASH_LOG", log)
+    monkeypatch.setattr(tictactoe.tui.app, "CRASH_LOG", log)
 
     BrokenApp(GameConfig(player1="Ada", player2="Bob", save=False)).run(headless=True)
 

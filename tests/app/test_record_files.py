@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
-import tictactoe.app
 import tictactoe.cli as cli
+import tictactoe.tui.app
 from tictactoe import options, report
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.engine import Mark
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import Player, Series
 from tictactoe.record import SCHEMA_VERSION, GameRecord, MatchRecord
-from tictactoe.series import Player, Series
+from tictactoe.tui.app import TicTacToeApp
 
 pty = pytest.importorskip("pty")
 resource = pytest.importorskip("resource")
@@ -538,7 +538,7 @@ def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
 class BrokenApp(TicTacToeApp):
     """Fails as soon as the game is on screen."""
 
-    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    CSS_PATH = str(Path(tictactoe.tui.app.__file__).with_name("app.tcss"))
 
     def on_ready(self) -> None:
         raise RuntimeError("a bug the player should not have to read about")

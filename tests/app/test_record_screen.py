@@ -12,19 +12,19 @@ import pytest
 from textual.widgets import DataTable, Footer, OptionList, TabbedContent
 
 from app.conftest import HOT_SEAT, Driver, Start, painted
-from tictactoe.ai import Level
-from tictactoe.engine import CELL_NAMES, GameState, Mark
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import CELL_NAMES, GameState, Mark
+from tictactoe.core.series import Player
 from tictactoe.record import GameRecord, MatchRecord, PlayerSort
-from tictactoe.screens.details import DetailsScreen
-from tictactoe.screens.game import GameScreen
-from tictactoe.screens.help import HelpScreen
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.record import RecordScreen
-from tictactoe.screens.record_rows import player_label
-from tictactoe.screens.replay import ReplayPane, local_time
-from tictactoe.series import Player
-from tictactoe.widgets.board import mark_art
-from tictactoe.widgets.paged_table import PAGE
+from tictactoe.tui.screens.details import DetailsScreen
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.help import HelpScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.screens.record import RecordScreen
+from tictactoe.tui.screens.record_rows import player_label
+from tictactoe.tui.screens.replay import ReplayPane, local_time
+from tictactoe.tui.widgets.board import mark_art
+from tictactoe.tui.widgets.paged_table import PAGE
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
 START = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)

@@ -19,7 +19,7 @@ from textual.widgets import DataTable
 
 from app.conftest import HOT_SEAT, Driver, Start, painted
 from tictactoe.record import GameRecord
-from tictactoe.screens.record import RecordScreen
+from tictactoe.tui.screens.record import RecordScreen
 
 ADA_WINS = ("x", "7", "4", "8", "5", "9")
 """Ada takes X and the top row (keypad digits) while Bob takes two of the middle row."""

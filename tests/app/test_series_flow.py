@@ -9,11 +9,11 @@ from textual import events
 from textual.widgets import Button, Markdown
 
 from app.conftest import HOT_SEAT, Driver, Start
-from tictactoe.engine import Mark
-from tictactoe.screens.game import GameScreen
-from tictactoe.screens.help import HelpScreen
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.series import FirstMove, Series
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import FirstMove, Series
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.help import HelpScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 
 ADA_WINS_TOP_ROW = ("7", "4", "8", "5", "9")
 """Keypad digits: the first mover takes the top row while the other wastes the middle."""

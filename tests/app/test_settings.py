@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import tictactoe.settings
-from tictactoe.keys import KeyLayout
+from tictactoe.core.keys import KeyLayout
 from tictactoe.settings import SETTINGS_VERSION, Settings, SettingsStore
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from app.conftest import HOT_SEAT, SIZE, make_config, painted
-from tictactoe.app import TicTacToeApp
-from tictactoe.widgets.scoreboard import PlayerCard
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.widgets.scoreboard import PlayerCard
 
 
 async def test_keys_typed_at_launch_leave_the_scoreboard_drawn() -> None:

@@ -8,15 +8,13 @@ from typing import Any
 
 from textual.app import App
 
-import tictactoe.app
+import tictactoe.tui.app
 from app.conftest import painted
-from tictactoe.app import with_lines
-from tictactoe.engine import Mark
-from tictactoe.keys import KeyLayout
-from tictactoe.notices import Notice
-from tictactoe.screens.game import GameScreen
-from tictactoe.seats import Paused
-from tictactoe.series import (
+from tictactoe.core.engine import Mark
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.notices import Notice
+from tictactoe.core.seats import Paused
+from tictactoe.core.series import (
     ChooseMark,
     Confirm,
     Intent,
@@ -26,7 +24,9 @@ from tictactoe.series import (
     SeriesError,
     Undo,
 )
-from tictactoe.table import Table
+from tictactoe.tui.app import with_lines
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.table import Table
 
 SIZE = (100, 32)
 
@@ -60,7 +60,7 @@ class FakeTable(Table):
 
 
 class AtTheTable(App[None]):
-    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    CSS_PATH = str(Path(tictactoe.tui.app.__file__).with_name("app.tcss"))
 
     def __init__(self, table: FakeTable) -> None:
         super().__init__()

@@ -8,11 +8,11 @@ from textual.widget import Widget
 from textual.widgets import Button, Input
 
 from app.conftest import HOT_SEAT, SIZE, Driver, Start, painted
-from tictactoe.engine import Mark
-from tictactoe.screens.game import GameScreen
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.new_game import NewGameScreen
-from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
+from tictactoe.core.engine import Mark
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.screens.new_game import NewGameScreen
+from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
 
 TINY = (40, 12)
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from app.conftest import SIZE, Driver, make_config
 from app.test_process import Terminal, assert_restored, play_a_win_for_ada
 from app.windows_like import WindowsLikeLoop
-from tictactoe.app import TicTacToeApp
+from tictactoe.core.series import Series
 from tictactoe.process import GRACE, signals_stop
-from tictactoe.series import Series
+from tictactoe.tui.app import TicTacToeApp
 
 TESTS = Path(__file__).parents[1]
 

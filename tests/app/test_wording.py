@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import Footer
 
 from app.conftest import Driver, Start, painted
-from tictactoe.widgets.status import Phrase, lay_out
-from tictactoe.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
+from tictactoe.tui.widgets.status import Phrase, lay_out
+from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 SIZES: Final = [(MIN_WIDTH, MIN_HEIGHT), (MIN_WIDTH, 28), (60, 20), (79, 24), (80, 24), (100, 32)]
 """The smallest size, each side of the app's breakpoints, and a roomy one."""

@@ -16,11 +16,9 @@ from hypothesis.stateful import (
     rule,
 )
 
-from tictactoe.engine import Mark
-from tictactoe.notices import Notice
-from tictactoe.online.authority import MAX_WATCHERS, Authority, JoinDenied, Stale, WrongCode
-from tictactoe.online.protocol import Away, Ended, Hello, Refused, Welcome
-from tictactoe.series import (
+from tictactoe.core.engine import Mark
+from tictactoe.core.notices import Notice
+from tictactoe.core.series import (
     ChooseMark,
     Confirm,
     Intent,
@@ -30,6 +28,8 @@ from tictactoe.series import (
     SeriesError,
     Undo,
 )
+from tictactoe.online.authority import MAX_WATCHERS, Authority, JoinDenied, Stale, WrongCode
+from tictactoe.online.protocol import Away, Ended, Hello, Refused, Welcome
 
 CODE = "K7M4QX"
 TOKEN = "the-host-token"

@@ -7,8 +7,8 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tictactoe.core.codes import ALPHABET, CODE_LENGTH, new_code, normalise_code
 from tictactoe.doors.throttle import Throttle
-from tictactoe.online.codes import ALPHABET, CODE_LENGTH, new_code, normalise_code
 
 
 def test_a_code_carries_at_least_30_bits_with_no_look_alikes() -> None:

@@ -26,8 +26,8 @@ import pytest
 
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ssh_door import ssh_line
-from tictactoe.online.hosting import JOIN_CODE
-from tictactoe.seats import Watching
+from tictactoe.core.seats import Watching
+from tictactoe.host.hosting import JOIN_CODE
 
 pty = pytest.importorskip("pty")
 termios = pytest.importorskip("termios")

@@ -6,14 +6,14 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.keys import KeyLayout
-from tictactoe.online.relay_target import RelayTarget
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.series import FirstMove
+from tictactoe.doors.relay_target import RelayTarget
 from tictactoe.options import host_options, parse_online
-from tictactoe.screens.new_game import FriendOnline, NewGameScreen
-from tictactoe.series import FirstMove
 from tictactoe.settings import SettingsStore, default_settings_path
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.new_game import FriendOnline, NewGameScreen
 
 
 async def test_a_friend_online_hosts_a_series_under_player_1s_name() -> None:

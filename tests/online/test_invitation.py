@@ -12,11 +12,11 @@ import pytest
 
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from snapshots.test_online_screens import Showing
-from tictactoe.addresses import canonical_host, global_ipv6
+from tictactoe.doors.addresses import canonical_host, global_ipv6
 from tictactoe.doors.ssh import NO_TERMINAL
-from tictactoe.online.hosting import HostConfig, Hosting
-from tictactoe.online.invitation import Invitation, Reach, reach_of
-from tictactoe.screens.online import InvitationScreen
+from tictactoe.host.hosting import HostConfig, Hosting
+from tictactoe.host.invitation import Invitation, Reach, reach_of
+from tictactoe.tui.screens.online import InvitationScreen
 
 FINGERPRINT = "SHA256:4mBf3rZ1l0wq9oTQm3xWvD0yYkq8s2h5Jd7uJ6tE1aQ"
 

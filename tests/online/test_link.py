@@ -11,21 +11,21 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 import pytest
 
+from tictactoe.core.codes import new_code
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import ChooseMark, Play, Undo
 from tictactoe.doors.throttle import Throttle
-from tictactoe.engine import Mark
-from tictactoe.online.authority import Authority
-from tictactoe.online.client import AuthorityLink, LinkDenied, LinkError
-from tictactoe.online.codes import new_code
-from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
-from tictactoe.online.server import (
+from tictactoe.host.client import AuthorityLink, LinkDenied, LinkError
+from tictactoe.host.server import (
     MAX_PENDING,
     NOT_FROM_A_DOOR,
     REFUSE_AFTER,
     AuthorityServer,
     HostLink,
 )
+from tictactoe.online.authority import Authority
+from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
 from tictactoe.online.wire import MAX_MESSAGE, parse_server, to_json
-from tictactoe.series import ChooseMark, Play, Undo
 
 CODE = "K7M4QX"
 TOKEN = "host-secret"

@@ -14,20 +14,20 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-import tictactoe.app
-import tictactoe.online_app
+import tictactoe.tui.app
+import tictactoe.tui.online_app
 from tictactoe.config import GameConfig
-from tictactoe.engine import Mark
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import ChooseMark, Play, Series
+from tictactoe.host.client import AuthorityLink
+from tictactoe.host.hosting import HostConfig, Hosting
 from tictactoe.online.authority import MAX_WATCHERS
-from tictactoe.online.client import AuthorityLink
-from tictactoe.online.hosting import HostConfig, Hosting
 from tictactoe.online.protocol import Away, Ended, Hello, State
-from tictactoe.online.seat_table import SeatTable
-from tictactoe.online_app import JoinSetup, OnlineApp
-from tictactoe.screens.game import GameScreen
-from tictactoe.screens.mark_choice import MarkChoiceScreen
-from tictactoe.screens.online import InvitationScreen, JoinScreen
-from tictactoe.series import ChooseMark, Play, Series
+from tictactoe.tui.online_app import JoinSetup, OnlineApp
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
+from tictactoe.tui.seat_table import SeatTable
 
 SIZE = (100, 32)
 
@@ -286,7 +286,7 @@ async def test_a_long_name_joins_cut_to_60_characters(host_config: HostConfig) -
 async def test_a_friend_who_never_gives_a_name_is_let_go(
     host_config: HostConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tictactoe.online_app, "JOIN_WITHIN", 0.3)
+    monkeypatch.setattr(tictactoe.tui.online_app, "JOIN_WITHIN", 0.3)
     hosting = await Hosting("Alice", host_config).start()
     try:
         app = OnlineApp(
@@ -301,7 +301,7 @@ async def test_a_friend_who_never_gives_a_name_is_let_go(
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: isinstance(app.screen, JoinScreen))
             await settle(pilot, lambda: app.return_code is not None)
-        assert app.farewell == tictactoe.online_app.NOBODY_JOINED
+        assert app.farewell == tictactoe.tui.online_app.NOBODY_JOINED
     finally:
         await hosting.stop("The test is over.")
 
@@ -352,7 +352,7 @@ def notice(app: OnlineApp) -> object:
 class BrokenSeat(OnlineApp):
     """A friend's game that fails as soon as it is on screen."""
 
-    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    CSS_PATH = str(Path(tictactoe.tui.app.__file__).with_name("app.tcss"))
 
     def on_ready(self) -> None:
         raise RuntimeError("a bug the friend should not have to read about")
@@ -362,7 +362,7 @@ def test_a_friends_game_that_fails_names_no_path_on_the_hosts_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = tmp_path / "logs" / "crash.log"
-    monkeypatch.setattr(tictactoe.app, "CRASH_LOG", log)
+    monkeypatch.setattr(tictactoe.tui.app, "CRASH_LOG", log)
     app = BrokenSeat(GameConfig(save=False), JoinSetup(link_url="ws://127.0.0.1:9/link"))
     app.run(headless=True)
     printed = capsys.readouterr()
@@ -375,7 +375,7 @@ def test_a_friends_game_that_fails_names_no_path_on_the_hosts_disk(
 class ShowingASeat(OnlineApp):
     """The online app with one seat's board on show and no link: the test hands it states."""
 
-    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    CSS_PATH = str(Path(tictactoe.tui.app.__file__).with_name("app.tcss"))
 
     def __init__(self, game: GameScreen) -> None:
         super().__init__(GameConfig(save=False), JoinSetup())

@@ -12,9 +12,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tictactoe.ai import Level
-from tictactoe.engine import Mark
-from tictactoe.notices import JOINERS, Notice, Phrase
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import Mark
+from tictactoe.core.notices import JOINERS, Notice, Phrase
+from tictactoe.core.series import (
+    ChooseMark,
+    Confirm,
+    FirstMove,
+    Intent,
+    NextMatch,
+    Play,
+    Player,
+    Series,
+    SeriesError,
+    Undo,
+)
 from tictactoe.online.protocol import (
     Act,
     AskHint,
@@ -40,18 +52,6 @@ from tictactoe.online.wire import (
     parse_client,
     parse_server,
     to_json,
-)
-from tictactoe.series import (
-    ChooseMark,
-    Confirm,
-    FirstMove,
-    Intent,
-    NextMatch,
-    Play,
-    Player,
-    Series,
-    SeriesError,
-    Undo,
 )
 
 intents: st.SearchStrategy[Intent] = st.one_of(

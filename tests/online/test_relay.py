@@ -22,10 +22,10 @@ import pytest
 
 from online.relay_server import RelayServer, is_open
 from online.relay_server import relay_server as relay_server  # the fixture
-from tictactoe.online.hosting import HostConfig, Hosting
-from tictactoe.online.invitation import Invitation, Reach
-from tictactoe.online.relay import listening_addresses
-from tictactoe.online.relay_target import parse_relay
+from tictactoe.doors.relay import listening_addresses
+from tictactoe.doors.relay_target import parse_relay
+from tictactoe.host.hosting import HostConfig, Hosting
+from tictactoe.host.invitation import Invitation, Reach
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="friends from 127.0.0.2 and 127.0.0.3"

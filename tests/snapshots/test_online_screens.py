@@ -18,17 +18,17 @@ from typing import Any, Final
 from textual.pilot import Pilot
 from textual.screen import Screen
 
-import tictactoe.app
+import tictactoe.tui.app
 from tictactoe.config import GameConfig
-from tictactoe.engine import Mark
-from tictactoe.notices import Notice
-from tictactoe.online.invitation import Invitation
+from tictactoe.core.engine import Mark
+from tictactoe.core.notices import Notice
+from tictactoe.core.series import ChooseMark, Play, Series
+from tictactoe.host.invitation import Invitation
 from tictactoe.online.protocol import Away, ClientMessage, State
-from tictactoe.online.seat_table import SeatTable
-from tictactoe.online_app import JoinSetup, OnlineApp
-from tictactoe.screens.game import GameScreen
-from tictactoe.screens.online import InvitationScreen, JoinScreen
-from tictactoe.series import ChooseMark, Play, Series
+from tictactoe.tui.online_app import JoinSetup, OnlineApp
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
+from tictactoe.tui.seat_table import SeatTable
 
 SIZE: Final = (100, 32)
 
@@ -52,7 +52,7 @@ def mid_match() -> Series:
 class Showing(OnlineApp):
     """The online app with one screen on show, made by `screen`."""
 
-    CSS_PATH = str(Path(tictactoe.app.__file__).with_name("app.tcss"))
+    CSS_PATH = str(Path(tictactoe.tui.app.__file__).with_name("app.tcss"))
     """(A relative path would be read beside this test module.)"""
 
     def __init__(self, screen: Callable[[], Screen[Any]]) -> None:

@@ -20,13 +20,13 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tictactoe.ai import Level
-from tictactoe.app import TicTacToeApp
 from tictactoe.config import GameConfig
-from tictactoe.engine import GameState, Mark
-from tictactoe.keys import KeyLayout
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.series import Player
 from tictactoe.record import GameRecord, MatchRecord
-from tictactoe.series import Player
+from tictactoe.tui.app import TicTacToeApp
 
 SIZE: Final = (100, 32)
 """A roomy terminal: the board at full size beside the sidebar."""

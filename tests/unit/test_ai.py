@@ -1,6 +1,6 @@
 """The computer player, checked in every reachable position against simple references.
 
-The references below work on plain tuple boards and share no code with `tictactoe.ai`:
+The references below work on plain tuple boards and share no code with `tictactoe.core.ai`:
 a textbook negamax for hard, the rule list spelled out for medium.
 """
 
@@ -13,7 +13,7 @@ from functools import cache
 
 import pytest
 
-from tictactoe.ai import (
+from tictactoe.core.ai import (
     Analysis,
     Level,
     analyse,
@@ -21,7 +21,7 @@ from tictactoe.ai import (
     choose_mark,
     choose_move,
 )
-from tictactoe.engine import LINES, GameState, IllegalMove, Mark
+from tictactoe.core.engine import LINES, GameState, IllegalMove, Mark
 
 Board = tuple[str, ...]
 """A board for the references: nine of "X", "O" or "."."""

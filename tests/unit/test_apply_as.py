@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tictactoe.ai import Level
-from tictactoe.engine import Mark
-from tictactoe.series import (
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import (
     ChooseMark,
     Confirm,
     FirstMove,

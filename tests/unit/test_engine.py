@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tictactoe.engine import LINES, GameState, IllegalMove, Mark, free_cells, has_line
+from tictactoe.core.engine import LINES, GameState, IllegalMove, Mark, free_cells, has_line
 
 # The published figures for tic-tac-toe with X moving first (e.g. Schaefer,
 # "Tic-Tac-Toe (Naughts and Crosses, Cheese and Crackers, etc.)", and OEIS A008907).

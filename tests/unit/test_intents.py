@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tictactoe.engine import Mark
-from tictactoe.series import (
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import (
     ChooseMark,
     Confirm,
     Intent,

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from rich.cells import cell_len
 
-from tictactoe.ai import analyse
-from tictactoe.engine import GameState
-from tictactoe.notices import Notice, Phrase, hint_notice
-from tictactoe.seats import act, check_hint
-from tictactoe.series import CellTaken, Intent, Series, SeriesError
+from tictactoe.core.ai import analyse
+from tictactoe.core.engine import GameState
+from tictactoe.core.notices import Notice, Phrase, hint_notice
+from tictactoe.core.seats import act, check_hint
+from tictactoe.core.series import CellTaken, Intent, Series, SeriesError
 from unit.test_apply_as import series_states
 from unit.test_intents import intents
 

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tictactoe.ai import Level
-from tictactoe.engine import GameState, Mark
-from tictactoe.reachable import Unreachable, check_reachable
-from tictactoe.series import ChooseMark, FinishedMatch, FirstMove, Player, Series, SeriesError
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.reachable import Unreachable, check_reachable
+from tictactoe.core.series import ChooseMark, FinishedMatch, FirstMove, Player, Series, SeriesError
 from unit.test_intents import intents
 
 people = st.sampled_from(["Alice", "Bob", "Zoë"]).map(Player) | st.builds(

@@ -21,11 +21,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tictactoe import stats_import
-from tictactoe.ai import Level
-from tictactoe.engine import GameState, Mark
-from tictactoe.labels import display_name
-from tictactoe.names import clean_name
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.labels import display_name
+from tictactoe.core.names import clean_name
+from tictactoe.core.series import Player, Series
 from tictactoe.record import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -36,8 +36,8 @@ from tictactoe.record import (
     default_legacy_path,
     default_record_path,
     path_problem,
+    stats_import,
 )
-from tictactoe.series import Player, Series
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
 ADA_WINS = (0, 3, 1, 4, 2)
@@ -691,8 +691,8 @@ WORKER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from tictactoe.record import GameRecord, MatchRecord
-    from tictactoe.engine import Mark
-    from tictactoe.series import Player
+    from tictactoe.core.engine import Mark
+    from tictactoe.core.series import Player
 
     path, name, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
     record = GameRecord(path, busy_timeout=30)
@@ -734,8 +734,8 @@ KILLED_WORKER = textwrap.dedent(
     import sys
     from pathlib import Path
     from tictactoe.record import GameRecord, MatchRecord
-    from tictactoe.engine import Mark
-    from tictactoe.series import Player
+    from tictactoe.core.engine import Mark
+    from tictactoe.core.series import Player
 
     record = GameRecord(Path(sys.argv[1]))
     run = sys.argv[2]

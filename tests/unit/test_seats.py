@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tictactoe.engine import Mark
-from tictactoe.seats import (
+from tictactoe.core.engine import Mark
+from tictactoe.core.seats import (
     MovesAreFinal,
     Paused,
     Watching,
@@ -20,7 +20,7 @@ from tictactoe.seats import (
     check_hint,
     chooses_now,
 )
-from tictactoe.series import ChooseMark, Intent, Play, Series, SeriesError, Undo
+from tictactoe.core.series import ChooseMark, Intent, Play, Series, SeriesError, Undo
 from unit.test_apply_as import outcome, series_states
 from unit.test_intents import intents
 

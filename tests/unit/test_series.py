@@ -21,10 +21,10 @@ from hypothesis.stateful import (
     rule,
 )
 
-from tictactoe.ai import Level
-from tictactoe.engine import GameState, Mark
-from tictactoe.names import clean_name, short
-from tictactoe.series import (
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.names import clean_name, short
+from tictactoe.core.series import (
     DEFAULT_NAMES,
     CellTaken,
     FinishedMatch,

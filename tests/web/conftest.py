@@ -23,7 +23,7 @@ from typing import Any, Final
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
-from tictactoe.labels import display_name
+from tictactoe.core.labels import display_name
 from tictactoe.record import GameRecord
 
 REQUIRE_BROWSER: Final = "TICTACTOE_REQUIRE_BROWSER"

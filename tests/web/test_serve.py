@@ -24,7 +24,7 @@ import aiohttp
 import pytest
 from textual_serve.download_manager import DownloadManager
 
-from tictactoe.addresses import is_loopback
+from tictactoe.doors.addresses import is_loopback
 from tictactoe.doors.web.games import STOP_WITHIN, GameSession, game_command
 from tictactoe.served import DRIVER, FAREWELL, SERVED_ENV, is_served
 from web.conftest import Served, alive, wait_until

@@ -1,11 +1,9 @@
-"""Online play: one host process holds the series; seats and watchers join through its doors.
+"""Online play's pure part: the authority of a shared series and the messages that reach it.
 
-- `codes`: the series' code, and the throttle on wrong codes;
-- `protocol`: the messages between a seat's game process and the authority, as values;
-  `wire`: how they travel (versioned JSON text frames), read with `schema`'s strict kit;
+No socket, no clock of its own: `tictactoe.host` serves it, `tictactoe.tui.seat_table` speaks
+to it, and `tests/unit/test_core_is_pure.py` fences this folder as it fences `tictactoe.core`.
+
 - `authority`: who holds which seat, and the one place the shared series changes;
-- `server` and `client`: the authority's link over a loopback websocket;
-- `relay`: a port of an SSH server the host can log into, forwarded to the SSH door
-  (`tictactoe.doors.ssh`);
-- `invitation`: the lines a friend joins by, and from where each works.
+- `protocol`: the messages between a seat's game process and the authority, as values;
+- `wire`: how they travel (versioned JSON text frames), read with `schema`'s strict kit.
 """

@@ -19,12 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from tictactoe.names import DEFAULT_NAMES, clean_name, name_key, short
-from tictactoe.notices import Notice
-from tictactoe.online.codes import normalise_code
+from tictactoe.core.codes import normalise_code
+from tictactoe.core.names import DEFAULT_NAMES, clean_name, name_key, short
+from tictactoe.core.notices import Notice
+from tictactoe.core.seats import HOST_SEAT, act, acting_seat, check_hint
+from tictactoe.core.series import FirstMove, Intent, Series, SeriesError
 from tictactoe.online.protocol import Away, Denied, Ended, Hello, Refused, State, Welcome
-from tictactoe.seats import HOST_SEAT, act, acting_seat, check_hint
-from tictactoe.series import FirstMove, Intent, Series, SeriesError
 
 __all__ = [
     "HOST_SEAT",

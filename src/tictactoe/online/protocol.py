@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tictactoe.notices import Notice
-from tictactoe.series import Intent, Series
+from tictactoe.core.notices import Notice
+from tictactoe.core.series import Intent, Series
 
 __all__ = [
     "Act",

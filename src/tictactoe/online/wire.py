@@ -13,10 +13,24 @@ from __future__ import annotations
 
 from typing import Final
 
-from tictactoe.ai import Level
-from tictactoe.engine import GameState, IllegalMove, Mark
-from tictactoe.names import MAX_MARKS, MAX_NAME_LENGTH
-from tictactoe.notices import JOINERS, Notice, Phrase
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import GameState, IllegalMove, Mark
+from tictactoe.core.names import MAX_MARKS, MAX_NAME_LENGTH
+from tictactoe.core.notices import JOINERS, Notice, Phrase
+from tictactoe.core.reachable import check_reachable
+from tictactoe.core.series import (
+    ChooseMark,
+    Confirm,
+    FinishedMatch,
+    FirstMove,
+    Intent,
+    NextMatch,
+    Play,
+    Player,
+    Series,
+    SeriesError,
+    Undo,
+)
 from tictactoe.online import schema
 from tictactoe.online.protocol import (
     Act,
@@ -33,20 +47,6 @@ from tictactoe.online.protocol import (
     Welcome,
 )
 from tictactoe.online.schema import ProtocolError
-from tictactoe.reachable import check_reachable
-from tictactoe.series import (
-    ChooseMark,
-    Confirm,
-    FinishedMatch,
-    FirstMove,
-    Intent,
-    NextMatch,
-    Play,
-    Player,
-    Series,
-    SeriesError,
-    Undo,
-)
 
 __all__ = [
     "MAX_MESSAGE",

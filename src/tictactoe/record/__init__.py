@@ -23,19 +23,19 @@ Where each rule lives:
 Names read back are untrusted: each passes through `clean_name`. The record speaks
 to the player only through notices (`GameRecord.take_notices`); it never raises for
 the file's sake, and it imports nothing from Textual. How players and results read
-in words is `tictactoe.labels`.
+in words is `tictactoe.core.labels`.
 """
 
 from tictactoe.record.match import MatchRecord
-from tictactoe.record.queries import HeadToHead, PlayerSort, PlayerTotals
-from tictactoe.record.schema import MIGRATIONS, SCHEMA_VERSION
-from tictactoe.record.store import GameRecord
-from tictactoe.record_paths import (
+from tictactoe.record.paths import (
     RECORD_NAME,
     default_legacy_path,
     default_record_path,
     path_problem,
 )
+from tictactoe.record.queries import HeadToHead, PlayerSort, PlayerTotals
+from tictactoe.record.schema import MIGRATIONS, SCHEMA_VERSION
+from tictactoe.record.store import GameRecord
 
 __all__ = [
     "MIGRATIONS",

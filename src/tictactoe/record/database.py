@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from tictactoe.series import COMPUTER_NAME, Player
+from tictactoe.core.series import COMPUTER_NAME, Player
 
 __all__ = ["is_damage", "now", "player_id", "read_text", "transaction"]
 

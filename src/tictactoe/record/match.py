@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from tictactoe.engine import GameState, IllegalMove, Mark
-from tictactoe.labels import result_text
+from tictactoe.core.engine import GameState, IllegalMove, Mark
+from tictactoe.core.labels import result_text
+from tictactoe.core.series import FinishedMatch, Player
 from tictactoe.record.database import now
-from tictactoe.series import FinishedMatch, Player
 
 __all__ = ["MatchRecord"]
 
@@ -57,5 +57,5 @@ class MatchRecord:
         return tuple(positions)
 
     def result(self) -> str:
-        """ "Ada won" or "Draw", in words (see `tictactoe.labels`)."""
+        """ "Ada won" or "Draw", in words (see `tictactoe.core.labels`)."""
         return result_text(self.players, self.winner)

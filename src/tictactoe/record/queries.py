@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from tictactoe.ai import Level
-from tictactoe.engine import Mark
-from tictactoe.names import clean_name
+from tictactoe.core.ai import Level
+from tictactoe.core.engine import Mark
+from tictactoe.core.names import clean_name
+from tictactoe.core.series import Player
 from tictactoe.record.match import MatchRecord
 from tictactoe.record.schema import TIME_FORMAT
-from tictactoe.series import Player
 
 __all__ = ["HeadToHead", "PlayerSort", "PlayerTotals", "Queries"]
 

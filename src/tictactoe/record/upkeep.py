@@ -22,8 +22,8 @@ from urllib.parse import quote
 
 from tictactoe.record.database import is_damage, now, player_id, read_text, transaction
 from tictactoe.record.schema import TIME_FORMAT
+from tictactoe.record.stats_import import LegacyStats, read_legacy_stats
 from tictactoe.safe_files import reason
-from tictactoe.stats_import import LegacyStats, read_legacy_stats
 
 __all__ = ["Checkpoints", "IntegrityCheck", "import_legacy", "start_import"]
 

@@ -46,10 +46,10 @@ from typing import Final
 import asyncssh
 
 from tictactoe.adapters.ssh_channel import limit_environment
+from tictactoe.core.codes import normalise_code
 from tictactoe.doors.bounds import peer_address, printable
 from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
 from tictactoe.doors.throttle import Throttle
-from tictactoe.online.codes import normalise_code
 
 __all__ = ["WRONG_CODE", "Connection", "SshDoor"]
 
@@ -144,7 +144,7 @@ class SshDoor:
         """Keepalives left unanswered before the connection counts as lost: a vanished client
         is noticed within `keepalive * (keepalive_count + 1)` seconds."""
         self.relayed: dict[tuple[str, int], str] = {}
-        """Connections a relay (`tictactoe.online.relay`) passes on to this door, by their own
+        """Connections a relay (`tictactoe.doors.relay`) passes on to this door, by their own
         address and port on this machine, and the address each came to the relay from: the one
         the door counts, throttles and logs for them."""
         self._acceptor: asyncssh.SSHAcceptor | None = None

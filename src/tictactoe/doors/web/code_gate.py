@@ -18,8 +18,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Final
 
+from tictactoe.core.codes import CODE_LENGTH, normalise_code
 from tictactoe.doors.throttle import Throttle
-from tictactoe.online.codes import CODE_LENGTH, normalise_code
 
 __all__ = ["CodeGate", "Refusal", "form_page"]
 

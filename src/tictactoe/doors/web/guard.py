@@ -18,7 +18,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Middleware
 from yarl import URL
 
-from tictactoe.addresses import is_loopback
+from tictactoe.doors.addresses import is_loopback
 
 __all__ = ["BadRequestsInOneLine", "own_page_only"]
 

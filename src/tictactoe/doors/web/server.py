@@ -33,7 +33,7 @@ import jinja2
 import textual_serve
 from aiohttp import WSMsgType, web
 
-from tictactoe.addresses import url_host
+from tictactoe.doors.addresses import url_host
 from tictactoe.doors.bounds import Bucket, fits
 from tictactoe.doors.web.admission import Admission
 from tictactoe.doors.web.code_gate import TOO_MANY_GAMES, CodeGate, Refusal, form_page

@@ -1,0 +1,65 @@
+"""Whether a series could have been reached by play: the check a series received whole passes.
+
+A series that arrives from elsewhere (the authority's state on a friend's machine, an intent's
+series on the host's) is only ever taken once the core has said that `Series.new` and legal
+steps lead to it: names as the core keeps them, the chooser taking turns, each match begun by
+the rule of the series, the score counted from the finished matches. A match itself is a
+`GameState`, which only legal moves can make.
+"""
+
+from __future__ import annotations
+
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import FinishedMatch, FirstMove, Series, SeriesError
+
+__all__ = ["Unreachable", "check_reachable"]
+
+
+class Unreachable(SeriesError):
+    """A series that no play from `Series.new` leads to; the message says what gives it away."""
+
+
+def check_reachable(series: Series) -> Series:
+    """`series` itself when play could have reached it, else `Unreachable` saying why."""
+    first, second = series.players
+    try:
+        start = Series.new(first, second, series.first_move)
+    except SeriesError as error:
+        raise Unreachable(f"players: {error}") from None
+    if start.players != series.players:
+        raise Unreachable("players: a name is not as the core keeps it")
+    for index, done in enumerate(series.finished):
+        _check_marks(done.marks)
+        if not done.match.is_over:
+            raise Unreachable("a finished match is not over")
+        _check_first(series, done.match.first, done.marks, chooser=index % 2)
+    winners = [done.winner for done in series.finished]
+    if series.wins != (winners.count(0), winners.count(1)):
+        raise Unreachable("wins do not match the finished matches")
+    if series.draws != winners.count(None):
+        raise Unreachable("draws do not match the finished matches")
+    marks, match = series.marks, series.match
+    if (marks is None) != (match is None):
+        raise Unreachable("marks and match go together")
+    over = match is not None and match.is_over
+    if series.chooser != (len(series.finished) - over) % 2:
+        raise Unreachable("chooser out of turn")
+    if marks is not None and match is not None:
+        _check_marks(marks)
+        _check_first(series, match.first, marks, chooser=series.chooser)
+        if over and series.finished[-1:] != (FinishedMatch(match, marks),):
+            raise Unreachable("a finished match is missing from finished")
+    return series
+
+
+def _check_marks(marks: tuple[Mark, Mark]) -> None:
+    if marks[0] is marks[1]:
+        raise Unreachable("both players hold one mark")
+
+
+def _check_first(series: Series, first: Mark, marks: tuple[Mark, Mark], chooser: int) -> None:
+    """`first`, the mark that began a match whose chooser was `chooser`, is one that the
+    series' rule lets begin it."""
+    if first not in series.first_move.firsts(marks[chooser]):
+        who = "the chooser" if series.first_move is FirstMove.CHOOSER else "X"
+        raise Unreachable(f"{who} did not move first")

@@ -1,0 +1,488 @@
+"""A series of matches between two players, as one immutable value that owns the flow.
+
+A *match* is one game on the board (a `GameState`); a *series* is the run of matches
+between the two players of a session. `Series` holds everything the scoreboard shows
+and knows who may act now: every transition returns a new `Series` or raises
+`SeriesError` with the reason in words a player understands. The Textual shell turns
+input into these calls, keeps the latest value and renders it; it decides nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Final, NamedTuple
+
+from tictactoe.core.ai import Analysis, Level, analyse, choose_mark, choose_move
+from tictactoe.core.engine import CELL_NAMES, GameState, IllegalMove, Mark
+from tictactoe.core.names import DEFAULT_NAMES, clean_name, name_key, short
+from tictactoe.core.notices import Notice
+
+__all__ = [
+    "COMPUTER_NAME",
+    "DEFAULT_NAMES",
+    "CellTaken",
+    "ChooseMark",
+    "ComputerStep",
+    "Confirm",
+    "FinishedMatch",
+    "FirstMove",
+    "Intent",
+    "NameClash",
+    "NextMatch",
+    "NotYourTurn",
+    "Phase",
+    "Play",
+    "Player",
+    "Series",
+    "SeriesError",
+    "Undo",
+    "movers",
+]
+
+COMPUTER_NAME: Final = "Computer"
+"""What the computer is called on screen; it is told apart by its kind, never by this name."""
+
+_FOR_THE_NEXT_ONE: Final = (
+    "press n or Enter for the next one.",
+    "n or Enter: next match.",
+    "n: next match.",
+)
+_NO_UNDO_YET: Final = ("There is no move to take back:", "Nothing to undo:")
+
+
+class SeriesError(ValueError):
+    """Something the series does not allow now; the message says why, as a sentence, and
+    `notice` gives that sentence in its parts (for a status line to lay out)."""
+
+    def __init__(self, *parts: str | tuple[str, ...]) -> None:
+        """`parts`: the phrases of the sentence, each a wording or its wordings longest first."""
+        self.notice = Notice.of(*parts)
+        """Why, as a notice."""
+        super().__init__(str(self.notice))
+
+
+class NameClash(SeriesError):
+    """Two people were given names that look the same."""
+
+
+class NotYourTurn(SeriesError):
+    """An intent from a player who may not give it now: the other one moves or chooses."""
+
+
+class CellTaken(SeriesError):
+    """A move on a cell that already holds a mark."""
+
+    def __init__(self, cell: int, holder: Mark) -> None:
+        super().__init__(f"The {CELL_NAMES[cell]} cell is taken by {holder}.")
+        self.cell = cell
+        """The cell asked for, 0 = top-left."""
+        self.holder = holder
+        """The mark already on it."""
+
+    def by_key(self, key: str) -> Notice:
+        """The same refusal, naming the cell by `key`, the key that takes it."""
+        where = f"Cell {key} ({CELL_NAMES[self.cell]})"
+        return Notice.of(
+            (f"{where} is taken by {self.holder}.", f"Cell {key} is taken by {self.holder}.")
+        )
+
+
+class FirstMove(StrEnum):
+    """Who moves first in each match."""
+
+    CHOOSER = "chooser"
+    """The player who chose the mark."""
+    X = "x"
+    """Whoever holds X."""
+    RANDOM = "random"
+    """A coin toss each match."""
+
+    def firsts(self, chosen: Mark) -> tuple[Mark, ...]:
+        """The marks that may move first in a match whose chooser took `chosen`."""
+        if self is FirstMove.CHOOSER:
+            return (Mark(chosen),)
+        if self is FirstMove.X:
+            return (Mark.X,)
+        return (Mark.X, Mark.O)
+
+
+class Phase(StrEnum):
+    """Where the current match stands."""
+
+    CHOOSING = "choosing"
+    """Waiting for the chooser to pick X or O."""
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class Player(NamedTuple):
+    """One side of the series: a person with a name, or the computer at a level.
+
+    Players are told apart by kind: a person may be called "Computer (hard)" and is
+    still a person; the computer is never merged with anyone by its name.
+    """
+
+    name: str
+    level: Level | None = None
+    """The computer's strength, or None for a person."""
+
+    @classmethod
+    def computer(cls, level: Level) -> Player:
+        """The computer at `level`."""
+        return cls(COMPUTER_NAME, Level(level))
+
+    @property
+    def is_computer(self) -> bool:
+        return self.level is not None
+
+
+class FinishedMatch(NamedTuple):
+    """One finished match of a series, with what it needs to be recorded or replayed."""
+
+    match: GameState
+    """The final position; its `moves` are the match, in order."""
+    marks: tuple[Mark, Mark]
+    """The mark each player held."""
+
+    @property
+    def winner(self) -> int | None:
+        """Index of the player who won, or None for a draw."""
+        mark = self.match.winner
+        return None if mark is None else self.marks.index(mark)
+
+    @property
+    def first_mover(self) -> int:
+        """Index of the player who made the first move."""
+        return self.marks.index(movers(self.match)[0])
+
+
+class ComputerStep(NamedTuple):
+    """What the computer did in one step: the new series, and its mark or its cell."""
+
+    series: Series
+    mark: Mark | None = None
+    """The mark it chose, when it was the chooser."""
+    cell: int | None = None
+    """The cell it took, when it moved."""
+
+
+class Play(NamedTuple):
+    """The person to move takes `cell` (0 = top-left)."""
+
+    cell: int
+
+
+class ChooseMark(NamedTuple):
+    """The choosing person takes `mark`; the other player gets the other one."""
+
+    mark: Mark
+
+
+class Confirm(NamedTuple):
+    """Enter on the board: a move on `cell`, or the next match once this one is over."""
+
+    cell: int
+
+
+class Undo(NamedTuple):
+    """Take back the last move (against the computer: its reply and the person's move)."""
+
+
+class NextMatch(NamedTuple):
+    """After a finished match: the next one, chosen by the other player."""
+
+
+Intent = Play | ChooseMark | Confirm | Undo | NextMatch
+"""What a person asks of the series: the same value from a key, a click or a dialog."""
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """Two players, the match in progress and the score so far."""
+
+    players: tuple[Player, Player]
+    first_move: FirstMove = FirstMove.CHOOSER
+    chooser: int = 0
+    """Index (0 or 1) of the player who picks the mark this match."""
+    marks: tuple[Mark, Mark] | None = None
+    """The mark each player holds this match; None until the chooser has picked."""
+    match: GameState | None = None
+    """The match in progress; None until the marks are chosen."""
+    wins: tuple[int, int] = (0, 0)
+    draws: int = 0
+    finished: tuple[FinishedMatch, ...] = field(default=(), repr=False)
+    """The finished matches of this series, oldest first."""
+
+    @classmethod
+    def new(
+        cls,
+        player1: Player | str = DEFAULT_NAMES[0],
+        player2: Player | str = DEFAULT_NAMES[1],
+        first_move: FirstMove = FirstMove.CHOOSER,
+    ) -> Series:
+        """A series with no match played; names are cleaned, and two people's must differ."""
+        players = (_as_player(player1, 0), _as_player(player2, 1))
+        first, second = players
+        people = not first.is_computer and not second.is_computer
+        if people and name_key(first.name) == name_key(second.name):
+            raise NameClash(
+                "The two names must differ:", f"{first.name!r} and {second.name!r} look the same."
+            )
+        return cls(players=players, first_move=FirstMove(first_move))
+
+    # What the scoreboard reads.
+
+    @property
+    def phase(self) -> Phase:
+        if self.match is None:
+            return Phase.CHOOSING
+        return Phase.OVER if self.match.is_over else Phase.PLAYING
+
+    @property
+    def played(self) -> int:
+        """Matches finished in this series."""
+        return self.wins[0] + self.wins[1] + self.draws
+
+    def player_with(self, mark: Mark) -> int:
+        """Index of the player holding `mark` this match."""
+        if self.marks is None:
+            raise SeriesError(("No marks are chosen yet.", "No marks yet."))
+        return self.marks.index(mark)
+
+    @property
+    def to_move(self) -> int | None:
+        """Index of the player whose move it is, or None outside play."""
+        if self.match is None or self.match.is_over:
+            return None
+        return self.player_with(self.match.to_move)
+
+    @property
+    def winner(self) -> int | None:
+        """Index of the player who won the current match, or None."""
+        if self.match is None or self.match.winner is None:
+            return None
+        return self.player_with(self.match.winner)
+
+    @property
+    def actor(self) -> int | None:
+        """Index of the player who acts next: the chooser, then the mover; None once over."""
+        if self.match is None:
+            return self.chooser
+        return self.to_move
+
+    @property
+    def awaits_computer(self) -> bool:
+        """True when the next step is the computer's (its mark or its move): see `computer_step`."""
+        actor = self.actor
+        return actor is not None and self.players[actor].is_computer
+
+    @property
+    def person_choosing(self) -> Player | None:
+        """The person who must pick a mark now (the dialog asks them), or None."""
+        chooser = self.players[self.chooser]
+        if self.match is None and not chooser.is_computer:
+            return chooser
+        return None
+
+    def history(self) -> tuple[tuple[int, Mark, int], ...]:
+        """The moves of the match on show, in order: (player index, mark, cell) each."""
+        if self.match is None:
+            return ()
+        return tuple(
+            (self.player_with(mark), mark, cell)
+            for mark, cell in zip(movers(self.match), self.match.moves, strict=True)
+        )
+
+    # Transitions. Each refuses with a SeriesError when it is not allowed now.
+
+    def apply(self, intent: Intent, rng: random.Random | None = None) -> Series:
+        """The series after `intent`, or a `SeriesError` saying why it is refused now.
+
+        `rng` is used only to toss for the first move (`FirstMove.RANDOM`).
+        """
+        match intent:
+            case Play(cell):
+                return self.play(cell)
+            case ChooseMark(mark):
+                return self.choose_mark(mark, rng)
+            case Confirm(cell):
+                return self.confirm(cell)
+            case Undo():
+                return self.undo()
+            case NextMatch():
+                return self.next_match()
+        raise SeriesError(f"Nothing can be done with {intent!r}.")
+
+    def apply_as(self, player: int, intent: Intent, rng: random.Random | None = None) -> Series:
+        """`apply`, given by `player` (0 or 1): refused with `NotYourTurn` when that
+        player may not give `intent` now.
+
+        A move (`Play`, or `Confirm` during play) is the mover's; the mark is the
+        chooser's; taking a move back is for whoever made it (against the computer, the
+        person); the next match (`NextMatch`, or `Confirm` once a match is over) is
+        either player's. When the player may give it, `apply` decides as always.
+        """
+        if player not in (0, 1) or isinstance(player, bool):
+            raise SeriesError(f"There is no player {player!r}:", "the players are 0 and 1.")
+        entitled = self._entitled(intent)
+        if entitled is not None and entitled != player:
+            name = short(self.players[entitled].name)
+            if isinstance(intent, ChooseMark):
+                raise NotYourTurn((f"{name} chooses the mark this match.", f"{name} chooses."))
+            if isinstance(intent, Undo):
+                raise NotYourTurn(f"Only {name} may take back the last move.")
+            raise NotYourTurn(f"It is {name}'s turn.")
+        return self.apply(intent, rng)
+
+    def _entitled(self, intent: Intent) -> int | None:
+        """The one player who may give `intent` now, or None when either may (or
+        neither: then `apply` says why)."""
+        match intent:
+            case Play() | Confirm():
+                return self.to_move
+            case ChooseMark():
+                return self.chooser if self.match is None else None
+            case Undo():
+                if self.match is None or self.match.is_over or not self.match.moves:
+                    return None
+                last = self.history()[-1][0]
+                return 1 - last if self.players[last].is_computer else last
+        return None
+
+    def choose_mark(self, mark: Mark, rng: random.Random | None = None) -> Series:
+        """The chooser (a person) takes `mark`; the other player gets the other one; play starts.
+
+        `rng` is used only by the random first-move rule.
+        """
+        if self.match is not None:
+            raise SeriesError(
+                ("The marks are already chosen for this match.", "The marks are chosen.")
+            )
+        chooser = self.players[self.chooser]
+        if chooser.is_computer:
+            raise SeriesError(
+                "Wait:", (f"{chooser.name} chooses its own mark.", f"{chooser.name} chooses.")
+            )
+        return self._start(Mark(mark), rng)
+
+    def play(self, cell: int) -> Series:
+        """The person to move takes `cell`; a finished match is scored once, here."""
+        self._refuse_unless_a_person_may_move()
+        return self._move(cell)
+
+    def confirm(self, cell: int) -> Series:
+        """Enter on the board: the next match once this one is over, else a move on `cell`."""
+        if self.phase is Phase.OVER:
+            return self.next_match()
+        return self.play(cell)
+
+    def undo(self) -> Series:
+        """Take back the last move of the match in progress.
+
+        Against the computer, its reply goes too, so that the person is to move again;
+        while it is still thinking, the person's own move goes.
+        """
+        match = self.match
+        if match is None:
+            raise SeriesError(_NO_UNDO_YET, ("no match is in progress.", "no match is on."))
+        if match.is_over:
+            raise SeriesError(
+                "This match is over:",
+                ("its moves can no longer be taken back.", "moves are final."),
+            )
+        people_moved = [
+            not self.players[self.player_with(mark)].is_computer for mark in movers(match)
+        ]
+        if True not in people_moved:
+            raise SeriesError(("There is no move to take back.", "Nothing to undo."))
+        while True:
+            match = match.undo()
+            if not self.players[self.player_with(match.to_move)].is_computer:
+                return replace(self, match=match)
+
+    def hint(self) -> Analysis:
+        """Where best play goes for the person to move."""
+        self._refuse_unless_a_person_may_move(what="A hint")
+        assert self.match is not None
+        return analyse(self.match)
+
+    def next_match(self) -> Series:
+        """After a finished match: the other player chooses the mark for the next one."""
+        if self.phase is not Phase.OVER:
+            raise SeriesError(("Finish this match first.", "Finish this match."))
+        return replace(self, chooser=1 - self.chooser, marks=None, match=None)
+
+    def computer_step(self, rng: random.Random | None = None) -> ComputerStep:
+        """The computer's due step: its mark when it is the chooser, else its move."""
+        if not self.awaits_computer:
+            raise SeriesError("It is not the computer's turn.")
+        rng = rng or random.Random()
+        actor = self.actor
+        assert actor is not None
+        if self.match is None:
+            mark = choose_mark(rng)
+            return ComputerStep(self._start(mark, rng), mark=mark)
+        level = self.players[actor].level
+        assert level is not None
+        cell = choose_move(self.match, level, rng)
+        return ComputerStep(self._move(cell), cell=cell)
+
+    # The steps behind the transitions.
+
+    def _refuse_unless_a_person_may_move(self, what: str = "") -> None:
+        if self.match is None:
+            chooser = self.players[self.chooser]
+            raise SeriesError(
+                f"{what or 'Moving'} has to wait:", f"{short(chooser.name)} is choosing a mark."
+            )
+        if self.match.is_over:
+            if what:
+                raise SeriesError((f"{what} needs a match in progress.", f"{what} needs a match."))
+            raise SeriesError("This match is over:", _FOR_THE_NEXT_ONE)
+        actor = self.players[self.player_with(self.match.to_move)]
+        if actor.is_computer:
+            raise SeriesError("Wait:", f"{short(actor.name)} is thinking…")
+
+    def _start(self, mark: Mark, rng: random.Random | None) -> Series:
+        marks = (mark, mark.other) if self.chooser == 0 else (mark.other, mark)
+        firsts = self.first_move.firsts(mark)
+        first = firsts[0] if len(firsts) == 1 else (rng or random.Random()).choice(firsts)
+        return replace(self, marks=marks, match=GameState.new(first=first))
+
+    def _move(self, cell: int) -> Series:
+        assert self.match is not None
+        try:
+            match = self.match.play(cell)
+        except IllegalMove:
+            holder = self.match.board[cell] if 0 <= cell <= 8 else None
+            if holder is None:
+                raise SeriesError(f"There is no cell {cell}.") from None
+            raise CellTaken(cell, holder) from None
+        if not match.is_over:
+            return replace(self, match=match)
+        wins, draws = self.wins, self.draws
+        if match.winner is None:
+            draws += 1
+        elif self.player_with(match.winner) == 0:
+            wins = (wins[0] + 1, wins[1])
+        else:
+            wins = (wins[0], wins[1] + 1)
+        assert self.marks is not None
+        done = FinishedMatch(match, self.marks)
+        return replace(self, match=match, wins=wins, draws=draws, finished=(*self.finished, done))
+
+
+def movers(match: GameState) -> tuple[Mark, ...]:
+    """The mark that made each move of `match`, in order."""
+    first = match.first
+    return tuple(first if turn % 2 == 0 else first.other for turn in range(len(match.moves)))
+
+
+def _as_player(player: Player | str, index: int) -> Player:
+    if isinstance(player, Player):
+        if player.is_computer:
+            return player._replace(name=clean_name(player.name, COMPUTER_NAME))
+        return player._replace(name=clean_name(player.name, DEFAULT_NAMES[index]))
+    return Player(clean_name(player, DEFAULT_NAMES[index]))

@@ -1,0 +1,463 @@
+"""The Textual application: a thin shell that starts the screens and ends the session."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import random
+import sys
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from platformdirs import user_downloads_path, user_log_path
+from rich.console import Console, RenderableType
+from textual import events
+from textual.app import SystemCommand
+from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
+from textual.css.query import NoMatches
+from textual.driver import Driver
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Input
+
+from tictactoe.adapters.crash import CrashReporting
+from tictactoe.config import GameConfig
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.labels import side_by_side
+from tictactoe.core.series import Series
+from tictactoe.process import signals_wake
+from tictactoe.served import is_served
+from tictactoe.settings import SettingsStore
+from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
+from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.table import LocalTable
+from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
+
+if TYPE_CHECKING:
+    from tictactoe.record import GameRecord
+    from tictactoe.tui.screens.new_game import FriendOnline
+
+__all__ = ["CRASH_LOG", "TicTacToeApp"]
+
+CRASH_LOG = user_log_path("tictactoe") / "crash.log"
+"""Where the details of an unexpected error go, instead of onto the player's screen."""
+
+RECORD_SHOWN_WITHIN = 1.0
+"""Seconds `s` waits for the matches being written before it shows the record anyway."""
+
+
+def write_crash_log(details: Sequence[RenderableType]) -> bool:
+    """Add an unexpected error's details to `CRASH_LOG`; whether they could be written."""
+    try:
+        CRASH_LOG.parent.mkdir(parents=True, exist_ok=True)
+        with CRASH_LOG.open("a", encoding="utf-8") as log:
+            console = Console(file=log, width=100, color_system=None, force_terminal=False)
+            for renderable in details:
+                console.print(renderable)
+    except OSError:
+        return False
+    return True
+
+
+def with_lines(variables: dict[str, str], *, dark: bool) -> dict[str, str]:
+    """Textual's `variables` for a theme, with the two app.tcss adds: `$line` and
+    `$line-hover`, the borders of the cells, the cards and the moves panel: the panel's
+    colour two (three) shades lighter in a dark theme, darker in a light one, where
+    lighter is near white. An app that uses app.tcss gives them from `get_css_variables`."""
+    shade = "lighten" if dark else "darken"
+    return variables | {
+        "line": variables[f"panel-{shade}-2"],
+        "line-hover": variables[f"panel-{shade}-3"],
+    }
+
+
+class TicTacToeApp(CrashReporting[Series | None]):
+    """Tic-tac-toe in the terminal. `run()` returns the final series, for the score."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Tic-tac-toe"
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 - App declares it as an instance variable
+        (0, "-too-narrow"),
+        (MIN_WIDTH, "-narrow"),
+        (80, "-wide"),
+    ]
+    """Below the minimum width every screen shows only its `TooSmall` line."""
+    VERTICAL_BREAKPOINTS = [  # noqa: RUF012
+        (0, "-too-short"),
+        (MIN_HEIGHT, "-short"),
+        (28, "-tall"),
+    ]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+        Binding("f1", "help", "Help", show=False),
+    ]
+
+    def __init__(self, config: GameConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or GameConfig()
+        """How this session was set up."""
+        self.rng = random.Random(self.config.seed)
+        self._game_record: GameRecord | None = None
+        self.settings = SettingsStore(self.config.settings_path())
+        """Theme and digit layout, remembered across runs."""
+        self._recorded = 0
+        """How many matches of the series have been handed to the record."""
+        self._record_news: Timer | None = None
+        """Asks the record's writer thread for its notices while it has work."""
+        self._unsaved = 0
+        """Matches the record had not saved yet when last asked."""
+        self._palette_search: str | None = None
+        """What was typed in the command palette a too-small terminal closed, to open it again
+        with once the terminal is large enough; None when there is none to open."""
+        self._notified: dict[tuple[str, str, str], float] = {}
+        """The notifications on show, and when each goes (`time.monotonic`)."""
+        self._notified_lock = threading.Lock()
+        self.series: Series | None = None
+        """The series as of its start or its last finished match: the score to print,
+        however the session ends (an unexpected error included)."""
+        self._leaving = False
+        """Whether the session is ending already: a later signal changes nothing."""
+        self.friend_online: FriendOnline | None = None
+        """Set when the new-game screen chose to host a series for a friend online."""
+        self._warnings: list[str] = []
+        """What loading the settings had to say, told once the screen is up."""
+
+    @property
+    def record(self) -> GameRecord:
+        """Every finished match; made when first needed (a match ends, or `s`), not at
+        start-up: its module brings SQLite, and its file is opened only then."""
+        if self._game_record is None:
+            from tictactoe.record import GameRecord
+
+            self._game_record = GameRecord(
+                self.config.record_path(), legacy=self.config.legacy_path()
+            )
+        return self._game_record
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver; on Linux and macOS, one that knows when the terminal has gone."""
+        driver = super().get_driver_class()
+        if sys.platform != "win32":
+            from textual.drivers.linux_driver import LinuxDriver
+
+            if driver is LinuxDriver:
+                from tictactoe.adapters.terminal_driver import TerminalDriver
+
+                return TerminalDriver
+        return driver
+
+    def on_load(self) -> None:
+        signals_wake(asyncio.get_running_loop())  # before Textual starts its threads
+        self._warnings = self.settings.load()
+        theme = self.settings.settings.theme
+        if theme in self.available_themes:
+            self.theme = theme  # before anything is styled
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below the minimum size the command palette (which has no line of its own to show
+        instead) closes, and the screen under it shows its one line; once the terminal is
+        large enough again, it opens again with the search that was typed in it."""
+        small = self._too_small(event.size.width, event.size.height)
+        if small and isinstance(self.screen, CommandPalette):
+            self._palette_search = self.screen.query_one(Input).value
+            self.screen.dismiss()
+        elif not small and self._palette_search is not None:
+            search, self._palette_search = self._palette_search, None
+            self.action_command_palette()
+            self.call_after_refresh(self._search_palette, search)
+
+    def _search_palette(self, search: str) -> None:
+        if isinstance(self.screen, CommandPalette):
+            field = self.screen.query_one(Input)
+            field.value = search
+            field.cursor_position = len(search)
+
+    @staticmethod
+    def _too_small(width: int, height: int) -> bool:
+        return width < MIN_WIDTH or height < MIN_HEIGHT
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The command palette does not open below the minimum size."""
+        if action == "command_palette" and self._too_small(*self.size):
+            return False
+        return super().check_action(action, parameters)
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self._warn(self._warnings)
+        self.begin()
+
+    def begin(self) -> None:
+        """The first screen: the game when the command line named the players, else the
+        new-game screen."""
+        series = self.config.initial_series()
+        if series is None:
+            from tictactoe.tui.screens.new_game import NewGameScreen  # only when names are asked
+
+            relay = self.settings.settings.relay or ""
+            self.push_screen(
+                NewGameScreen(self.config, online=not is_served(), relay=relay), self._play
+            )
+        else:
+            self._play(series)
+
+    def on_ready(self) -> None:
+        """What exists by now lives all session: keep the collector's passes off it, and
+        turn the collector back on (`python -m tictactoe` starts with it off)."""
+        gc.freeze()
+        gc.enable()
+
+    def _play(self, series: Series | FriendOnline | None) -> None:
+        if series is not None and not isinstance(series, Series):
+            self.friend_online = series  # the command goes on as `tictactoe host`
+            self.exit(None)
+            return
+        if series is None:
+            self.exit(None)
+            return
+        self.series = series
+        self.push_screen(self._game_screen(series))
+
+    def _game_screen(self, series: Series) -> GameScreen:
+        table = LocalTable(series, computer_delay=self.config.computer_delay, rng=self.rng)
+        table.ends_with(lambda: self.return_code is not None)
+        return GameScreen(table, layout=self.key_layout)
+
+    @property
+    def key_layout(self) -> KeyLayout:
+        """The layout asked for: on the command line, else in the settings, else the numpad's."""
+        return self.config.keys or self.settings.settings.keys or KeyLayout.NUMPAD
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a notification, unless the very same one is on show still: a refused key
+        pressed seven times gives one toast, not seven piled over the game."""
+        timeout = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        now = time.monotonic()
+        with self._notified_lock:  # (Textual's notify may be called from any thread)
+            self._notified = {key: until for key, until in self._notified.items() if until > now}
+            key = (message, title, severity)
+            if key in self._notified:
+                return
+            self._notified[key] = now + timeout
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables for the theme, and those app.tcss adds (`with_lines`)."""
+        return with_lines(super().get_css_variables(), dark=self.current_theme.dark)
+
+    def _warn(self, warnings: Iterable[str]) -> None:
+        for warning in warnings:
+            self.notify(warning, title="Saved data", severity="warning", timeout=10, markup=False)
+
+    def _remember_theme(self, _theme: object) -> None:
+        self._warn(self.settings.update(theme=self.theme))
+
+    async def on_game_screen_mark_wanted(self, _event: GameScreen.MarkWanted) -> None:
+        """Ask the chooser for a mark, unless a mark typed ahead has settled it already.
+
+        The dialog is opened here, on the app's queue, so its answer is delivered there too:
+        right after the key that gave it, before the next key is read.
+        """
+        game = self.game_screen
+        chooser = game.series.person_choosing if game else None
+        if game is None or chooser is None or isinstance(self.screen, MarkChoiceScreen):
+            return
+        # A person called like the computer is asked as "Computer (person)": told apart by kind.
+        name = side_by_side(game.series.players)[game.series.chooser]
+        await self.push_screen(MarkChoiceScreen(name), game.choose_mark)
+
+    def stop(self, status: int) -> None:
+        """End the session for a signal (or the terminal gone), leaving `status`.
+
+        What is finished is recorded and the score printed, as on quitting; the first
+        reason to leave is the one that counts.
+        """
+        if self._leaving:
+            return
+        game = self.game_screen
+        self.exit(game.series if game else None, return_code=status)
+
+    def exit(
+        self,
+        result: Series | None = None,
+        return_code: int = 0,
+        message: RenderableType | None = None,
+    ) -> None:
+        """End the session; every finished match of `result` is recorded first.
+
+        Matches that could not be saved earlier get one more try here.
+        """
+        self._leaving = True
+        if isinstance(result, Series):  # (test tools exit with other results)
+            self.series = result
+            self._record(result)
+        if self._game_record is not None:
+            self._game_record.finish()  # waits a bounded time for what is being written
+        super().exit(result, return_code, message)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Once the session is ending (`q`, the dialog's Quit, a signal), input still on its
+        way changes nothing: the score printed is the score shown, and no key looks for the
+        screens that are being closed."""
+        if self._leaving and isinstance(event, events.InputEvent):
+            return
+        await super().on_event(event)
+
+    def is_expected_error(self, error: Exception) -> bool:
+        """A widget that looks for its parts while a signal is tearing the screens down
+        (Textual's `Header` among them) finds them gone: that ends nothing that was not
+        ending already, and the signal's status stands. Anything else is a real error."""
+        return isinstance(error, NoMatches) and self._leaving and (self.return_code or 0) >= 128
+
+    @property
+    def unsaved_matches(self) -> int:
+        """Finished matches meant for the record file that are not in it (yet)."""
+        return 0 if self._game_record is None else self._game_record.unsaved
+
+    def report_crash(self, details: Sequence[RenderableType]) -> None:
+        """An unexpected error: the details go to a log file, a plain sentence to the terminal.
+
+        (Textual would print a traceback; a player should never see one.)
+        """
+        where = (
+            f"The details are in {CRASH_LOG}."
+            if write_crash_log(details)
+            else "The details could not be written down."
+        )
+        if self.series is not None:  # a match that ended a moment before: not handed over yet
+            self._record(self.series)
+        if self._game_record is not None:
+            self._game_record.finish()
+        unsaved = self.unsaved_matches
+        saved = (
+            "finished matches are saved"
+            if not unsaved
+            else f"{unsaved} finished match{'' if unsaved == 1 else 'es'} could not be saved"
+        )
+        print(f"tictactoe stopped after an unexpected error; {saved}. {where}", file=sys.stderr)
+
+    @property
+    def game_screen(self) -> GameScreen | None:
+        """The game's screen, once a series has begun."""
+        for screen in self.screen_stack:
+            if isinstance(screen, GameScreen):
+                return screen
+        return None
+
+    def on_game_screen_match_finished(self, event: GameScreen.MatchFinished) -> None:
+        """Keep the finished match in the game record, once the move's frame is out
+        (`CHORES_AFTER`)."""
+        self.series = event.series
+        self.set_timer(CHORES_AFTER, partial(self._record, event.series))
+
+    def _record(self, series: Series) -> None:
+        """Record each finished match of `series` not recorded yet (in order, once each).
+
+        Called when a match ends and again on the way out, so a match that ended just
+        before a quit (both typed in one burst) is never lost. The record's own thread
+        writes them: the game goes on at once, whatever the file does.
+        """
+        from tictactoe.record import MatchRecord
+
+        for finished in series.finished[self._recorded :]:
+            self.record.queue(MatchRecord.of(series.players, finished))
+            self._recorded += 1
+        self._hear_from_record()
+        record = self._game_record
+        if self._record_news is None and not self._leaving and record and record.busy:
+            self._record_news = self.set_interval(0.2, self._hear_from_record)
+
+    def _hear_from_record(self) -> None:
+        """Tell what the record had to say; stop asking once its writer has no more work."""
+        record = self._game_record
+        if record is None:
+            return
+        self._warn(record.take_notices())
+        saved_since = record.unsaved < self._unsaved
+        self._unsaved = record.unsaved
+        if saved_since and "tictactoe.tui.screens.record" in sys.modules:
+            from tictactoe.tui.screens.record import RecordScreen  # open already, if anywhere
+
+            for screen in self.screen_stack:
+                if isinstance(screen, RecordScreen):
+                    screen.reload()  # it opened before these matches were in the file
+        if self._record_news is not None and not record.busy:
+            self._record_news.stop()
+            self._record_news = None
+
+    async def action_quit(self) -> None:
+        """Leave: every key typed before this has been applied; the score is printed."""
+        game = self.game_screen
+        self.exit(game.series if game else None)
+
+    async def action_help(self) -> None:
+        """Open the help; awaited, so that the keys typed after `?` find it on top."""
+        from tictactoe.tui.screens.help import HelpScreen  # imported when first asked for
+
+        if not isinstance(self.screen, HelpScreen):
+            await self.push_screen(HelpScreen())
+
+    async def action_show_record(self) -> None:
+        """Open the record; awaited, so that the keys typed after `s` find it on top."""
+        from tictactoe.tui.screens.record import RecordScreen  # imported when first asked for
+
+        if isinstance(self.screen, RecordScreen):
+            return
+        game = self.game_screen
+        if game is not None:
+            self._record(game.series)  # a match ended by the key before `s`, typed with it
+        if self._game_record is not None and self._game_record.busy:
+            # Its own thread is writing: let it finish, unless another program holds the
+            # file's lock (the screen then says what is not saved yet, and reads again
+            # once it is).
+            await asyncio.to_thread(self._game_record.flush, RECORD_SHOWN_WITHIN)
+        await self.push_screen(
+            RecordScreen(self.record, game.series.players if game else None, warn=self._warn)
+        )
+
+    def action_toggle_keys(self) -> None:
+        game = self.game_screen
+        if game is not None:
+            game.key_layout = game.key_layout.other
+            self._warn(self.settings.update(keys=game.key_layout))
+            self.notify(f"Digit keys now use the {game.key_layout} layout.")
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """The palette's Screenshot: saved in the user's download folder when there is one,
+        else in the current folder (Textual would fail without a download folder); the
+        notice that follows says where."""
+        if path is None:
+            downloads = user_downloads_path()
+            path = str(downloads if downloads.is_dir() else Path.cwd())
+        return super().deliver_screenshot(filename, path, time_format)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if self.game_screen is not None:
+            other = self.game_screen.key_layout.other
+            yield SystemCommand(
+                f"Digit keys: {other} layout",
+                "7 8 9 on the top row, like a keypad"
+                if other == "numpad"
+                else "1 2 3 on the top row, like a phone",
+                self.action_toggle_keys,
+            )

@@ -1,0 +1,244 @@
+"""The first screen: both names and the opponent, then Start.
+
+Typed ahead as fast as a person likes, every key lands where it was aimed: Tab and
+Enter act the moment they arrive (priority bindings), each field acts on the keys
+that reached it even if the focus has moved on since, and Start waits until every
+field has handled every key sent to it before it reads them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+
+from tictactoe.config import GameConfig
+from tictactoe.core.ai import Level
+from tictactoe.core.names import DEFAULT_NAMES, clean_name
+from tictactoe.core.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
+from tictactoe.doors.relay_target import parse_relay
+from tictactoe.tui.widgets.drained import drained
+from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
+
+__all__ = ["FriendOnline", "NewGameScreen"]
+
+if TYPE_CHECKING:
+    _WidgetMixin = Widget
+else:
+    _WidgetMixin = object  # a mixin: the widget class it joins supplies the rest
+
+_OPPONENTS: Final[dict[str, tuple[Level | None, str]]] = {
+    "vs-person": (None, "Another person (hot seat)"),
+    "vs-easy": (Level.EASY, "Computer: easy"),
+    "vs-medium": (Level.MEDIUM, "Computer: medium"),
+    "vs-hard": (Level.HARD, "Computer: hard"),
+}
+"""Each opponent's radio button: its id, the computer's level (None: a person), its label."""
+
+ONLINE: Final = "vs-online"
+"""The option that hosts a series for a friend on another machine (`tictactoe host`)."""
+
+
+class FriendOnline(NamedTuple):
+    """The answer of the new-game screen when player 1 hosts a series for a friend online."""
+
+    name: str
+    relay: str = ""
+    """The relay (`tictactoe host --relay`), `USER@HOST[:PORT]`; empty for none."""
+
+
+class OwnKeys(_WidgetMixin):
+    """A widget whose own key bindings act on itself, for every key that reached it.
+
+    Textual resolves bindings against whatever has the focus when a key is handled,
+    which, for keys typed ahead of a Tab, is already the next field.
+    """
+
+    async def on_key(self, event: events.Key) -> None:
+        for binding in Binding.make_bindings(self.BINDINGS):
+            if event.key in binding.key.split(",") and not binding.priority:
+                event.stop()
+                event.prevent_default()
+                await self.run_action(binding.action)
+                return
+
+
+class NameField(OwnKeys, Input):
+    """A name: its editing keys (ctrl+u, backspace, arrows...) act on this field."""
+
+
+class OpponentChoice(OwnKeys, RadioSet):
+    """The opponent: its arrow keys move through these options, wherever the focus is now."""
+
+    def on_mount(self) -> None:
+        # RadioSet's own mount handler, which runs after this one, highlights the first option.
+        self.call_later(self._highlight_pressed)
+
+    def _highlight_pressed(self) -> None:
+        """Start the highlight on the option chosen (the command line may have chosen one)."""
+        for _ in range(max(0, self.pressed_index)):
+            self.action_next_button()
+
+
+class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
+    """Collects the players; dismisses with a new `Series` once the names are valid, or
+    with `FriendOnline` to host a series for a friend on another machine."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "start", "Start", priority=True),
+        # Enter typed before the game took the terminal over arrives as a newline: Ctrl+J.
+        Binding("enter,ctrl+j", "enter", show=False, priority=True),
+        Binding("tab", "app.focus_next", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", show=False, priority=True),
+    ]
+
+    def __init__(
+        self, config: GameConfig | None = None, *, online: bool = True, relay: str = ""
+    ) -> None:
+        super().__init__()
+        self.config = config or GameConfig()
+        """What the command line already said: the fields start from it."""
+        self.online = online
+        """Whether "A friend online" is offered (not to a browser tab: its doors would open
+        on the server's machine)."""
+        self.relay = relay
+        """The relay field's first value (the one used last time)."""
+
+    @property
+    def first_move(self) -> FirstMove:
+        """The first-move rule the series will use."""
+        return self.config.first_move
+
+    FULL_HEIGHT: ClassVar[int] = 24
+    """The least terminal height that shows the whole form with bordered fields: below it,
+    the fields, the opponents and Start take Textual's compact style (one line each)."""
+
+    def compose(self) -> ComposeResult:
+        config = self.config
+        against = config.level
+        with Vertical(id="new-game", classes="dialog"):
+            yield Static("Tic-tac-toe", id="new-title")
+            yield Static("Three in a row wins. Who is playing?", id="new-subtitle")
+            with Horizontal(classes="field"):
+                yield Label("Player 1", classes="field-label")
+                yield NameField(
+                    clean_name(config.player1 or "", ""),
+                    placeholder=DEFAULT_NAMES[0],
+                    id="name-1",
+                    select_on_focus=False,
+                )
+            with Horizontal(classes="field", id="player-2"):
+                yield Label("Player 2", classes="field-label")
+                yield NameField(
+                    clean_name(config.player2 or "", "") if against is None else "",
+                    placeholder=DEFAULT_NAMES[1] if against is None else COMPUTER_NAME,
+                    id="name-2",
+                    select_on_focus=False,
+                    disabled=against is not None,
+                )
+            relay = Horizontal(classes="field", id="relay-field")
+            relay.display = False  # in player 2's place, for a friend online
+            with relay:
+                yield Label("Relay", classes="field-label")
+                yield NameField(
+                    self.relay,
+                    placeholder="optional: USER@HOST[:PORT]",
+                    id="relay",
+                    select_on_focus=False,
+                )
+            yield Label("Opponent", id="opponent-label")
+            with OpponentChoice(id="opponent"):
+                for option, (level, label) in _OPPONENTS.items():
+                    yield RadioButton(label, id=option, value=level is against)
+                if self.online:
+                    yield RadioButton("A friend online (ssh or a browser)", id=ONLINE)
+            yield Static("", id="new-error")
+            yield Button("Start", id="start", variant="primary")
+        yield Footer()
+        yield TooSmall()
+
+    def on_resize(self) -> None:
+        compact = self.app.size.height < self.FULL_HEIGHT
+        form = self.query_one("#new-game")
+        if form.has_class("-compact") == compact:
+            return
+        form.set_class(compact, "-compact")
+        for widget in form.query("Input, RadioSet, Button"):
+            if isinstance(widget, Input | RadioSet | Button):
+                widget.compact = compact
+
+    @property
+    def level(self) -> Level | None:
+        """The computer's level chosen, or None for a person."""
+        pressed = self.query_one("#opponent", RadioSet).pressed_button
+        if pressed is None or pressed.id not in _OPPONENTS:
+            return None
+        return _OPPONENTS[pressed.id][0]
+
+    @property
+    def friend_online(self) -> bool:
+        """Whether player 1 hosts a series for a friend on another machine."""
+        pressed = self.query_one("#opponent", RadioSet).pressed_button
+        return pressed is not None and pressed.id == ONLINE
+
+    @on(RadioSet.Changed)
+    def opponent_changed(self) -> None:
+        self.query_one("#player-2").display = not self.friend_online
+        self.query_one("#relay-field").display = self.friend_online
+        second = self.query_one("#name-2", Input)
+        second.disabled = self.level is not None or self.friend_online
+        second.placeholder = (
+            COMPUTER_NAME
+            if self.level
+            else "Your friend types their name"
+            if self.friend_online
+            else DEFAULT_NAMES[1]
+        )
+
+    async def action_enter(self) -> None:
+        """Enter: choose the highlighted opponent in the list, start from anywhere else."""
+        focused = self.focused
+        if isinstance(focused, RadioSet):
+            await drained(focused)
+            focused.action_toggle_button()
+        else:
+            await self.action_start()
+
+    @on(Button.Pressed, "#start")
+    async def action_start(self, *_: Any) -> None:
+        """Start, once every key typed before this has reached its field."""
+        for field in (*self.query(NameField), *self.query(OpponentChoice)):
+            await drained(field)
+        level = self.level
+        first = self.query_one("#name-1", Input).value
+        if self.friend_online:
+            relay = self.query_one("#relay", Input).value
+            try:
+                relay = str(parse_relay(relay)) if relay.strip() else ""
+            except ValueError as problem:
+                self._refuse(str(problem), "#relay")
+                return
+            self.dismiss(FriendOnline(clean_name(first, DEFAULT_NAMES[0]), relay))
+            return
+        second: Player | str = self.query_one("#name-2", Input).value
+        if level is not None:
+            second = Player.computer(level)
+        try:
+            series = Series.new(first, second, first_move=self.first_move)
+        except NameClash as clash:
+            self._refuse(str(clash), "#name-2" if level is None else "#name-1")
+            return
+        self.dismiss(series)
+
+    def _refuse(self, text: str, field: str) -> None:
+        """Say why Start cannot start, and put the focus on the field to mend."""
+        self.query_one("#new-error", Static).update(Content(text))
+        self.query_one("#new-game").add_class("-refused")  # on a short screen, in its place
+        self.query_one(field, Input).focus()

@@ -1,0 +1,197 @@
+"""What a game screen plays at: a table takes a person's intents and tells the screen what to show.
+
+- `LocalTable`: the series lives here, in this process (hot seat, against the computer): it
+  applies each intent, and gives the computer its pause before it acts;
+- `SeatTable` (`tictactoe.tui.seat_table`): one seat of a series that lives in the host's
+  authority (online).
+
+One `GameScreen` plays at either: it turns keys and clicks into intents and draws what its
+table shows. A table decides nothing the core does not (`Series`, `tictactoe.core.seats`).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from tictactoe.core.names import short
+from tictactoe.core.notices import Notice
+from tictactoe.core.series import Intent, Series, SeriesError
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+__all__ = ["LocalTable", "Table", "View"]
+
+
+class View(Protocol):
+    """The screen a table tells what to show."""
+
+    @property
+    def series(self) -> Series: ...
+
+    def show(self, series: Series, notice: Notice) -> None:
+        """Show `series`, with `notice` said alongside."""
+
+    def say(self, notice: Notice) -> None:
+        """Say `notice` (the empty one: nothing) about the series on show."""
+
+    def want_mark(self) -> None:
+        """A person at this screen is to choose a mark: ask them."""
+
+    def explain(self, refusal: SeriesError) -> Notice:
+        """The notice that says why `refusal`, in this screen's words (a cell by its key)."""
+
+    def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
+        """Call `then` in `delay` seconds; the function returned cancels that."""
+
+    def set_subtitle(self, text: str) -> None:
+        """Say under the title how this screen takes part ("online", "watching")."""
+
+
+class Table(ABC):
+    """The seam between a game screen and wherever the series lives."""
+
+    watching: bool = False
+    """Whether the person at this screen only watches: no key of theirs acts."""
+    can_invite: bool = False
+    """Whether this screen may show the invitation (the host's, online)."""
+
+    def __init__(self, series: Series) -> None:
+        self._first = series
+        self._view: View | None = None
+
+    @property
+    def series(self) -> Series:
+        """The series on show at the screen (the one the table was made with, before one)."""
+        return self._first if self._view is None else self._view.series
+
+    @property
+    def view(self) -> View:
+        assert self._view is not None, "the table is not yet at a screen"
+        return self._view
+
+    def attach(self, view: View) -> None:
+        """Play at `view` from now on: what the table has to show goes there."""
+        self._view = view
+
+    @abstractmethod
+    def act(self, intent: Intent) -> SeriesError | None:
+        """Give `intent`: why not, when it is refused at once (the screen words it)."""
+
+    def refused(self, notice: Notice) -> None:
+        """Say why an intent was refused."""
+        self.view.say(notice)
+
+    def check_hint(self) -> SeriesError | None:
+        """Why no hint may be asked for now, beyond what the series says itself."""
+        return None
+
+    @abstractmethod
+    def hinted(self) -> None:
+        """A hint is on show at this screen."""
+
+    def next_step(self) -> None:
+        """The series on show has changed: ask for a mark, or let the computer act."""
+        if self.series.person_choosing is not None:
+            self.view.want_mark()
+
+    @abstractmethod
+    def quit(self, app: App[object]) -> None:
+        """The person quits from the mark dialog."""
+
+    @abstractmethod
+    def invite(self) -> None:
+        """Show the invitation (only where `can_invite`)."""
+
+
+class LocalTable(Table):
+    """The series in this process: each intent applied as it comes; the computer's pause.
+
+    An intent the series refuses while the computer is due (a move while it thinks) is kept,
+    as type-ahead is, and so is every intent after it: once the computer has acted, they are
+    applied in order, each against the series the one before it left (and the computer's
+    reply to it), and a refusal then is said.
+    """
+
+    def __init__(
+        self, series: Series, *, computer_delay: float = 0.4, rng: random.Random | None = None
+    ) -> None:
+        super().__init__(series)
+        self.computer_delay = computer_delay
+        """Seconds the computer seems to think before it acts."""
+        self.rng = rng or random.Random()
+        """Every random choice of the session comes from here, so a seed replays it."""
+        self._ending: Callable[[], bool] = lambda: False
+        self._cancel_computer: Callable[[], None] | None = None
+        self._kept: deque[Intent] = deque()
+        """Intents given while the computer is due, in order, for once it has acted."""
+
+    def ends_with(self, ending: Callable[[], bool]) -> None:
+        """`ending` says whether the session is ending: the computer then acts no more."""
+        self._ending = ending
+
+    def act(self, intent: Intent) -> SeriesError | None:
+        if self._kept:  # after intents that wait for the computer: this one waits too
+            self._kept.append(intent)
+            return None
+        refusal = self._apply(intent)
+        if refusal is not None and self.series.awaits_computer:
+            self._kept.append(intent)
+            return None
+        return refusal
+
+    def _apply(self, intent: Intent) -> SeriesError | None:
+        try:
+            series = self.series.apply(intent, self.rng)
+        except SeriesError as refusal:
+            return refusal
+        self.view.show(series, Notice())
+        return None
+
+    def _play_kept(self) -> None:
+        """The intents kept while the computer was due, until it is due again."""
+        while self._kept and not self.series.awaits_computer:
+            refusal = self._apply(self._kept.popleft())
+            if refusal is not None:
+                self.view.say(self.view.explain(refusal))
+
+    def next_step(self) -> None:
+        """Give the computer its pause when it is to act; else ask for a mark if one is due."""
+        if self.series.awaits_computer:
+            if self._cancel_computer is None:
+                # (Textual's timer divides by its interval when it fires late: never zero.)
+                delay = max(self.computer_delay, 0.001)
+                self._cancel_computer = self.view.after(delay, self._computer_due)
+            return
+        if self._cancel_computer is not None:
+            self._cancel_computer()
+            self._cancel_computer = None
+        super().next_step()
+
+    def _computer_due(self) -> None:
+        self._cancel_computer = None
+        if self._ending():
+            return  # the session is ending: the score printed stays the score
+        try:
+            step = self.series.computer_step(self.rng)
+        except SeriesError:
+            return  # an undo got there first: nothing is due any more
+        notice = Notice()
+        if step.mark is not None:
+            chooser = step.series.players[step.series.chooser]
+            notice = Notice.of(f"{short(chooser.name)} chose {step.mark}.")
+        self.view.show(step.series, notice)
+        self._play_kept()
+
+    def hinted(self) -> None:
+        """Nobody else is at this series to be told."""
+
+    def quit(self, app: App[object]) -> None:
+        app.exit(self.series)
+
+    def invite(self) -> None:
+        """A series in this process has no invitation."""
