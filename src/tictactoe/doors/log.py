@@ -95,7 +95,13 @@ class DoorLog(RotatingFileHandler):
             parts.append(f"{rest} about {len(self._left_out) - len(named)} other addresses")
         self._left_out.clear()
         summary = logging.LogRecord(
-            "tictactoe", logging.WARNING, "", 0, "lines left out since the last written: %s", None, None
+            "tictactoe",
+            logging.WARNING,
+            "",
+            0,
+            "lines left out since the last written: %s",
+            None,
+            None,
         )
         summary.args = ("; ".join(parts),)
         summary.created = record.created
