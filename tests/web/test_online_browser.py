@@ -33,8 +33,10 @@ class HostTerminal:
     """`tictactoe host` in a pseudo-terminal of 100x32, read all the time (a terminal that
     stops reading would stop the game), typed into as a person would."""
 
-    def __init__(self, home: Path, *, soft_files: int | None = None) -> None:
-        """`soft_files`: the soft limit of open files it starts under (a tool's `ulimit -Sn`)."""
+    def __init__(self, home: Path, *, files: str | None = None) -> None:
+        """`files`: the limit of open files it starts under, as `ulimit` takes it (`-Sn 1024`:
+        a tool's soft limit, which the host may raise; `-n 1024`: soft and hard, which it
+        may not)."""
         self.record = home / "record.sqlite3"
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 32, 100, 0, 0))
@@ -42,9 +44,7 @@ class HostTerminal:
         environment["XDG_DATA_HOME"] = str(home / "data")
         self.environment = environment
         """The host's environment."""
-        limit = (
-            () if soft_files is None else ("sh", "-c", f'ulimit -Sn {soft_files}; exec "$@"', "-")
-        )
+        limit = () if files is None else ("sh", "-c", f'ulimit {files}; exec "$@"', "-")
         self.process = subprocess.Popen(
             [
                 *limit,
