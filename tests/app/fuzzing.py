@@ -41,8 +41,8 @@ inputs, which is what to reproduce from.
 Speed: `Pilot.press` and `Pilot.pause()` sleep until the process looks idle (20-200 ms
 an input). Here inputs go straight onto the app's queue and `settle` polls for an
 empty queue with `pilot.pause(0)`, which also lays out and paints. Knowing the queue is
-empty takes reading Textual's private state: `_AppQueues` does, the one exception to
-the rule that tests use the public API only.
+empty takes reading Textual's private state, which `tictactoe.adapters.idle` does under
+the adapters' contract (`pending_work`).
 """
 
 from __future__ import annotations
@@ -62,13 +62,13 @@ from textual.command import CommandPalette
 from textual.errors import NoWidget
 from textual.geometry import Region, Size
 from textual.message import Message
-from textual.message_pump import MessagePump
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
 from app.conftest import SquareView, inside, painted
+from tictactoe.adapters.idle import pending_work
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.engine import CELL_NAMES, Mark
@@ -235,36 +235,6 @@ def send(app: TicTacToeApp, item: Input) -> None:
         app.post_message(events.Resize(size, size))
 
 
-# The one place that reads Textual's private state.
-
-
-class _AppQueues:
-    """Whether the app still has work queued: what `settle` waits for.
-
-    Textual has no public way to ask it. `Pilot.pause()` guesses from the process
-    looking idle (`wait_for_idle`: 20 ms at least a call, longer on a loaded machine,
-    and a guess), which would make 1,000 inputs take minutes and could check a burst
-    half handled; `pilot.pause(0)` only waits for messages already queued on the app
-    and the top screen, not for what their handlers queue next. So these read the
-    queues Textual drains itself (one message queue and one `call_next` list per
-    message pump: the app, every screen in the stack, every widget), and the resize
-    an app holds back for its 1/120 s debounce.
-    """
-
-    @staticmethod
-    def busy(app: TicTacToeApp) -> str | None:
-        """What the app has yet to handle, in words, or None once everything is handled."""
-        if app._resize_event is not None:
-            return "a resize waits for the debounce timer"
-        pumps: list[MessagePump] = [app]
-        for screen in app.screen_stack:
-            pumps.extend(screen.walk_children(with_self=True))
-        for pump in pumps:
-            if not pump._message_queue.empty() or pump._next_callbacks:
-                return f"{pump!r} has messages queued"
-        return None
-
-
 def _over(app: TicTacToeApp) -> bool:
     """The app has exited (a quit, or an exception: `run_test` re-raises that on the way out)."""
     return app.return_code is not None
@@ -282,9 +252,9 @@ async def settle(app: TicTacToeApp, pilot: Pilot[Series | None]) -> None:
         if _over(app):
             return
         await pilot.pause(0)
-        if _over(app) or _AppQueues.busy(app) is None:
+        if _over(app) or pending_work(app) is None:
             return
-    raise FuzzFailure(f"the app kept itself busy for {MAX_ROUNDS} rounds: {_AppQueues.busy(app)}")
+    raise FuzzFailure(f"the app kept itself busy for {MAX_ROUNDS} rounds: {pending_work(app)}")
 
 
 # Reading what is painted.

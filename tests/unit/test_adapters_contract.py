@@ -243,3 +243,37 @@ def test_the_ssh_channel_adapter() -> None:
     assert packet.get_remaining_payload() == String("LANG") + String("C.UTF-8"), (
         f"SSHPacket.get_remaining_payload changed: see {SSH_CHANNEL}"
     )
+
+
+IDLE = "tictactoe/adapters/idle.py"
+
+
+async def test_the_idle_adapter() -> None:
+    from textual import events
+    from textual.message_pump import MessagePump
+    from textual.widgets import Static
+
+    from tictactoe.adapters.idle import pending_work
+
+    class Waiting(App[None]):
+        def compose(self) -> Any:
+            yield Static("idle")
+
+    app = Waiting()
+    async with app.run_test() as pilot:
+        has_attributes(app, ["_resize_event"], IDLE)
+        has_attributes(app.query_one(Static), ["_next_callbacks"], IDLE)
+        assert isinstance(MessagePump.message_queue_size, property), IDLE
+        await pilot.pause()
+        assert pending_work(app) is None, f"a settled app still looks busy: see {IDLE}"
+        app.query_one(Static).call_next(lambda: None)
+        assert pending_work(app) is not None, f"call_next no longer queues: see {IDLE}"
+        await pilot.pause()
+        assert pending_work(app) is None, IDLE
+        app.post_message(events.Key("x", "x"))
+        assert pending_work(app) is not None, f"a posted message goes unseen: see {IDLE}"
+    # A resize is held back until its debounce timer fires: when is the machine's to say,
+    # so the contract reads where Textual keeps it rather than racing the timer.
+    assert "self._resize_event = event" in inspect.getsource(App._on_resize), (
+        f"Textual no longer holds a resize back in _resize_event: see {IDLE}"
+    )
