@@ -1,7 +1,8 @@
 """`tictactoe host`: the authority of one series and the doors a friend comes in by.
 
-- the authority listens on this machine's loopback only (`server`): every seat's game
-  process, the host's own included, talks to it there;
+- the authority listens on this machine's loopback only (`server`): every game process a door
+  starts talks to it there; the host's own seat, in this process, reaches it with no socket
+  (`AuthorityServer.open_local`);
 - the SSH door (`tictactoe.doors.ssh`, port 2222 by default) starts a `tictactoe join` game process
   in a pseudo-terminal for each SSH session whose user name is the code;
 - the browser door (textual-serve's page, as `tictactoe serve`, port 8000 by default) asks for

@@ -253,6 +253,16 @@ class AuthorityServer:
         assert isinstance(welcome, Welcome)
         return HostLink(self, link, welcome)
 
+    def give_local(self, link: _Link, message: ClientMessage) -> None:
+        """The host's own link (`HostLink`) gives `message`, as a websocket's would: acted on,
+        and the link goes once the message closes it (it left)."""
+        if not self._dispatch(link, message):
+            self._forget(link)
+
+    def close_local(self, link: _Link) -> None:
+        """The host's own link closes without leaving: its seat is away."""
+        self._forget(link)
+
     async def _serve(self, link: _Link) -> None:
         """Hello, then messages until the link closes or misbehaves."""
         assert link.ws is not None
@@ -482,12 +492,11 @@ class HostLink:
     def _give(self, message: ClientMessage) -> None:
         if self._link.closing:
             raise LinkError("The link to the series is closed.")
-        if not self._server._dispatch(self._link, message):
-            self._server._forget(self._link)
+        self._server.give_local(self._link, message)
 
     async def close(self) -> None:
         """Close the link without leaving: the host's seat is then away."""
-        self._server._forget(self._link)
+        self._server.close_local(self._link)
 
     @property
     def closed(self) -> bool:
