@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import pytest
 from textual import events
+from textual.content import Content
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -187,6 +188,19 @@ class Driver:
         assert len(shown) <= 1, cards
         return shown[0] if shown else None
 
+    def toasts(self) -> list[str]:
+        """What the notifications on show say, as a player reads them (title, then message).
+
+        Only an app started with `notifications=True` shows them (Pilot hides them unless
+        told), and a toast is mounted a moment after its notice: pause before reading.
+        """
+        said: list[str] = []
+        for toast in self.app.screen.query("Toast"):
+            shown = toast.render()
+            assert isinstance(shown, Content), shown
+            said.append(shown.plain)
+        return said
+
     def top_text(self, selector: str) -> str:
         """Text painted by a widget of the screen on top (a modal, the new-game screen)."""
         return painted(self.app.screen.query_one(selector)).strip()
@@ -215,12 +229,15 @@ def make_config(**overrides: Any) -> GameConfig:
 
 @pytest.fixture
 def start() -> Start:
-    """`async with start(player1=..., ...) as ui:` runs the app, at `SIZE` unless told."""
+    """`async with start(player1=..., ...) as ui:` runs the app, at `SIZE` unless told,
+    its notifications shown as toasts when told (`notifications=True`)."""
 
     @asynccontextmanager
-    async def _start(size: tuple[int, int] = SIZE, **overrides: Any) -> AsyncIterator[Driver]:
+    async def _start(
+        size: tuple[int, int] = SIZE, notifications: bool = False, **overrides: Any
+    ) -> AsyncIterator[Driver]:
         app = TicTacToeApp(make_config(**overrides))
-        async with app.run_test(size=size) as pilot:
+        async with app.run_test(size=size, notifications=notifications) as pilot:
             await pilot.pause()
             yield Driver(app, pilot)
 

@@ -75,10 +75,6 @@ def status(ui: Driver) -> str:
     return " ".join(ui.status().split())
 
 
-def notifications(ui: Driver) -> list[str]:
-    return [notification.message for notification in ui.app._notifications]
-
-
 def files_in(directory: Path) -> list[str]:
     return sorted(path.name for path in directory.iterdir())
 
@@ -436,16 +432,16 @@ async def test_a_damaged_record_is_moved_aside_and_play_goes_on(
     record_file = tmp_path / "record.sqlite3"
     damaged = b"SQLite format 3\x00 but then garbage " * 20
     record_file.write_bytes(damaged)
-    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+    async with start(**HOT_SEAT, **saving(tmp_path), notifications=True) as ui:
         assert record_file.read_bytes() == damaged, "nothing is opened at start-up"
         await ui.press("x")
         await play(ui, *ADA_WINS)
         assert status(ui).startswith("Ada wins!")
         for _ in range(200):  # the record's own thread writes the match, and finds the damage
-            if any("game record" in text for text in notifications(ui)):
+            if any("game record" in text for text in ui.toasts()):
                 break
             await ui.pilot.pause(0.05)
-        warnings = [text for text in notifications(ui) if "game record" in text]
+        warnings = [text for text in ui.toasts() if "game record" in text]
         assert len(warnings) == 1
         assert "record.sqlite3.corrupt-" in warnings[0]
         (kept,) = tmp_path.glob("record.sqlite3.corrupt-*")
@@ -479,7 +475,7 @@ async def test_the_theme_is_remembered_for_the_next_run(start: Start, tmp_path: 
 
 async def test_the_digit_layout_is_switched_and_remembered(start: Start, tmp_path: Path) -> None:
     settings_file = tmp_path / "settings.json"
-    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+    async with start(**HOT_SEAT, **saving(tmp_path), notifications=True) as ui:
         await ui.press("x")
         titles = [command.title for command in ui.app.get_system_commands(ui.app.screen)]
         assert "Digit keys: phone layout" in titles
@@ -487,7 +483,7 @@ async def test_the_digit_layout_is_switched_and_remembered(start: Start, tmp_pat
         ui.app.action_toggle_keys()
         await ui.pilot.pause()
         assert ui.game.key_layout is KeyLayout.PHONE
-        assert "Digit keys now use the phone layout." in notifications(ui)
+        assert "Digit keys now use the phone layout." in ui.toasts()
         assert ui.board_text() == "1 2 3\n4 5 6\n7 8 9"
         await ui.press("1")
         assert ui.marks()[0] is Mark.X
@@ -513,8 +509,8 @@ async def test_the_digit_layout_is_switched_and_remembered(start: Start, tmp_pat
 
 async def test_a_damaged_settings_file_does_not_stop_the_app(start: Start, tmp_path: Path) -> None:
     (tmp_path / "settings.json").write_text("not json at all", encoding="utf-8")
-    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
-        assert any("settings file" in text.lower() for text in notifications(ui))
+    async with start(**HOT_SEAT, **saving(tmp_path), notifications=True) as ui:
+        assert any("settings file" in text.lower() for text in ui.toasts())
         assert len(list(tmp_path.glob("settings.json.corrupt-*"))) == 1
         await ui.press("x")
         assert ui.game.key_layout is KeyLayout.NUMPAD

@@ -53,10 +53,9 @@ def test_the_help_names_every_key(owner: type) -> None:
 async def test_a_key_for_the_game_while_help_or_the_record_is_open_says_why(
     start: Start, opener: str
 ) -> None:
-    async with start(**HOT_SEAT) as ui:
+    async with start(**HOT_SEAT, notifications=True) as ui:
         await ui.press("x", opener, "9")  # the record sorts with 1-6; 9 is the game's only
         assert ui.marks() == (None,) * 9
-        messages = [notification.message for notification in ui.app._notifications]
-        assert any("press Escape to close" in message for message in messages)
+        assert any("press Escape to close" in toast for toast in ui.toasts())
         await ui.press("escape", "5")
         assert ui.cell(4).mark is Mark.X

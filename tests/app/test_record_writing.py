@@ -91,15 +91,11 @@ def unlock(other: sqlite3.Connection) -> None:
     other.close()
 
 
-def notifications(ui: Driver) -> list[str]:
-    return [notification.message for notification in ui.app._notifications]
-
-
 async def test_a_record_locked_by_another_program_never_holds_the_game(
     start: Start, tmp_path: Path
 ) -> None:
     path = tmp_path / "record.sqlite3"
-    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+    async with start(**HOT_SEAT, **saving(tmp_path), notifications=True) as ui:
         await ui.press(*ADA_WINS)
         await eventually(ui, lambda: winners(path) == ["Ada"])
         other = lock(path)
@@ -111,13 +107,14 @@ async def test_a_record_locked_by_another_program_never_holds_the_game(
                 assert ui.status().startswith("Ada wins!")
             assert gaps[0] < 1, f"the game stood still for {gaps[0]:.1f} s (the lock's wait is 2 s)"
             assert winners(path) == ["Ada"]
-            await eventually(ui, lambda: any("locked" in text for text in notifications(ui)))
+            await eventually(ui, lambda: any("locked" in text for text in ui.toasts()))
             assert ui.app.unsaved_matches == 2
         finally:
             unlock(other)
         # Saved when the lock goes, without waiting for another match or the quit, in order.
         await eventually(ui, lambda: winners(path) == ["Ada", "Bob", "Ada"])
-        await eventually(ui, lambda: f"The game record {path} is saved again." in notifications(ui))
+        saved = f"Saved data\nThe game record {path} is saved again."
+        await eventually(ui, lambda: saved in ui.toasts())
         assert ui.app.unsaved_matches == 0
 
 
@@ -194,14 +191,14 @@ async def test_a_record_deleted_during_play_is_written_again_with_the_sessions_m
     start: Start, tmp_path: Path
 ) -> None:
     path = tmp_path / "record.sqlite3"
-    async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
+    async with start(**HOT_SEAT, **saving(tmp_path), notifications=True) as ui:
         await ui.press(*ADA_WINS)
         await eventually(ui, lambda: winners(path) == ["Ada"])
         delete(path)
         await ui.press(*BOB_WINS)
         await eventually(ui, lambda: path.exists() and winners(path) == ["Ada", "Bob"])
-        said = f"The game record {path} was deleted during play; this session's 1 match"
-        await eventually(ui, lambda: any(text.startswith(said) for text in notifications(ui)))
+        said = f"Saved data\nThe game record {path} was deleted during play; this session's 1 match"
+        await eventually(ui, lambda: any(text.startswith(said) for text in ui.toasts()))
         delete(path)
         await ui.press("q")
     assert ui.app.unsaved_matches == 0

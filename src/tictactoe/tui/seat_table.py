@@ -65,7 +65,7 @@ class SeatTable(Table):
             self._said = state.notice
             self.view.say(state.notice)
         if state.series is not None and state.series != self.series:
-            self.view.show(state.series, state.notice)
+            self.show(state.series, state.notice)
         self._show_away()
 
     def _subtitle(self, watchers: int) -> str:

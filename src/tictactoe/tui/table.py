@@ -30,9 +30,6 @@ __all__ = ["LocalTable", "Table", "View"]
 class View(Protocol):
     """The screen a table tells what to show."""
 
-    @property
-    def series(self) -> Series: ...
-
     def show(self, series: Series, notice: Notice) -> None:
         """Show `series`, with `notice` said alongside."""
 
@@ -61,13 +58,13 @@ class Table(ABC):
     """Whether this screen may show the invitation (the host's, online)."""
 
     def __init__(self, series: Series) -> None:
-        self._first = series
+        self._series = series
         self._view: View | None = None
 
     @property
     def series(self) -> Series:
-        """The series on show at the screen (the one the table was made with, before one)."""
-        return self._first if self._view is None else self._view.series
+        """The series this table plays: the one its screen shows."""
+        return self._series
 
     @property
     def view(self) -> View:
@@ -77,6 +74,11 @@ class Table(ABC):
     def attach(self, view: View) -> None:
         """Play at `view` from now on: what the table has to show goes there."""
         self._view = view
+
+    def show(self, series: Series, notice: Notice) -> None:
+        """Play `series` from now on, and have the screen show it, with `notice` said."""
+        self._series = series
+        self.view.show(series, notice)
 
     @abstractmethod
     def act(self, intent: Intent) -> SeriesError | None:
@@ -149,7 +151,7 @@ class LocalTable(Table):
             series = self.series.apply(intent, self.rng)
         except SeriesError as refusal:
             return refusal
-        self.view.show(series, Notice())
+        self.show(series, Notice())
         return None
 
     def _play_kept(self) -> None:
@@ -184,7 +186,7 @@ class LocalTable(Table):
         if step.mark is not None:
             chooser = step.series.players[step.series.chooser]
             notice = Notice.of(f"{short(chooser.name)} chose {step.mark}.")
-        self.view.show(step.series, notice)
+        self.show(step.series, notice)
         self._play_kept()
 
     def hinted(self) -> None:
