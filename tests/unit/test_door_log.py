@@ -104,3 +104,22 @@ def test_aiohttp_s_complaint_about_a_request_is_one_line_without_a_traceback(
     handler.handle(record)
     [line] = lines(tmp_path)
     assert "refused a request from 127.0.0.9: Invalid method encountered:?" in line
+
+
+def test_asyncio_s_complaint_of_no_free_descriptor_is_one_line(
+    tmp_path: Path, logger: tuple[logging.Logger, DoorLog]
+) -> None:
+    _, handler = logger
+    error = OSError(24, "Too many open files")
+    record = logging.LogRecord(
+        "asyncio",
+        logging.ERROR,
+        __file__,
+        1,
+        "socket.accept() out of system resource\nsocket: %s",
+        ("<socket>",),
+        (type(error), error, None),
+    )
+    handler.handle(record)
+    [line] = lines(tmp_path)
+    assert "socket.accept() out of system resource: [Errno 24] Too many open files" in line

@@ -9,7 +9,8 @@ those rates the four files of `LOG_SIZE` take hours of flood to fill, so the lin
 a flood are still there after it.
 
 aiohttp's own complaints about a request it could not read (`aiohttp.server`, with a traceback)
-come here too, as one line each, never on the terminal the game is drawn on.
+come here too, as one line each, and asyncio's (an `accept` that found no free descriptor), never
+on the terminal the game is drawn on.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class DoorLog(RotatingFileHandler):
             self._new_window(record)
         if record.name.startswith("aiohttp"):
             record = _one_line(record)
+        elif record.name.startswith("asyncio"):
+            record = _asyncio_line(record)
         peer = str(getattr(record, "peer", None) or "")
         if self._written.total() >= self.in_all or (
             peer and self._written[peer] >= self.per_address
@@ -133,20 +136,39 @@ def _one_line(record: logging.LogRecord) -> logging.LogRecord:
     return line
 
 
+def _asyncio_line(record: logging.LogRecord) -> logging.LogRecord:
+    """asyncio's record (a failed `accept`, an error in a callback), as one line."""
+    error = record.exc_info[1] if record.exc_info else None
+    said = record.getMessage().splitlines()[0] if record.getMessage() else ""
+    why = f"{said}: {error}" if error is not None else said
+    return logging.makeLogRecord(
+        {
+            "name": "tictactoe.asyncio",
+            "levelno": record.levelno,
+            "levelname": record.levelname,
+            "msg": "%s",
+            "args": (printable(why, 200),),
+            "created": record.created,
+        }
+    )
+
+
 def log_to_file(path: Path) -> Path | None:
-    """Send the doors' and the authority's lines (and aiohttp's) to a `DoorLog` at `path`, never
-    to the terminal the game is drawn on; `path`, or None when it cannot be opened (the lines are
-    then dropped)."""
+    """Send the doors' and the authority's lines (and aiohttp's and asyncio's) to a `DoorLog` at
+    `path`, never to the terminal the game is drawn on; `path`, or None when it cannot be opened
+    (the lines are then dropped)."""
     ours = logging.getLogger("tictactoe")
     ours.setLevel(logging.INFO)
     ours.propagate = False
-    theirs = logging.getLogger("aiohttp")
-    theirs.propagate = False
+    theirs = [logging.getLogger(name) for name in ("aiohttp", "asyncio")]
+    for logger in theirs:  # asyncio's: a full table of open files, an error in a callback
+        logger.propagate = False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = DoorLog(path)
     except OSError:
         handler = logging.NullHandler()
     ours.addHandler(handler)
-    theirs.addHandler(handler)
+    for logger in theirs:
+        logger.addHandler(handler)
     return None if isinstance(handler, logging.NullHandler) else path

@@ -202,7 +202,7 @@ class GameServer:
             else:
                 session = await self.games.take(*size)
             await session.attach(websocket, *size)
-            await self._relay(websocket, session)
+            await self._relay(websocket, session, request.remote or "?")
         except asyncio.CancelledError:
             pass
         except Exception:
@@ -213,13 +213,22 @@ class GameServer:
             await websocket.close()
         return websocket
 
-    async def _relay(self, websocket: web.WebSocketResponse, session: GameSession) -> None:
+    async def _relay(
+        self, websocket: web.WebSocketResponse, session: GameSession, peer: str
+    ) -> None:
         """Pass on what the tab sends to its game (keys, resizes, focus) and answer its pings;
         anything else the page never sends is logged in one line and ignored. Past `FRAME_RATE`
         frames a second the tab is read more slowly (its own link holds it back)."""
         rate = Bucket(FRAME_RATE)
         async for message in websocket:
             await rate.wait()
+            if message.type == WSMsgType.ERROR:  # a frame past MAX_FRAME, or not a websocket's
+                log.warning(
+                    "closed the tab of %s: %s",
+                    peer,
+                    websocket.exception() or "a bad frame",
+                    extra={"peer": peer},
+                )
             if message.type != WSMsgType.TEXT:
                 continue
             try:
