@@ -107,7 +107,7 @@ async def test_the_screen_draws_what_the_table_shows_and_says_its_refusals() -> 
         await pilot.pause()
         assert "The series is paused: waiting for Bob." in painted(game.query_one("#status"))
         later = mid_match().apply(Play(0))
-        table.view.show(later, Notice.of("Bob is back."))
+        table.show(later, Notice.of("Bob is back."))
         await pilot.pause()
         assert game.series == later == table.series  # one series: the one on show
         assert "Bob is back." in painted(game.query_one("#status"))
