@@ -518,21 +518,23 @@ def test_main_says_how_many_matches_could_not_be_saved_after_the_score(
     said: str,
 ) -> None:
     ended = Series.new("Ada", "Bob")
+    path = tmp_path / "r"
 
     def run(self: TicTacToeApp) -> Series:
-        for _ in range(unsaved):  # as matches that met a full disk would be
-            self.record._pending.append(
+        path.mkdir()  # a folder where the record should be: nothing can be saved there
+        for _ in range(unsaved):
+            self.record.add(
                 MatchRecord((Player("Ada"), Player("Bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
             )
         return ended
 
     monkeypatch.setattr(TicTacToeApp, "run", run)
     monkeypatch.setattr(cli, "terminal_problem", lambda: None)  # pytest's stdin may be no terminal
-    assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(tmp_path / "r")]) == 3
+    assert cli.main(["--player1", "Ada", "--player2", "Bob", "--record", str(path)]) == 3
     printed = capsys.readouterr()
     assert printed.out == report.final_score(ended) + "\n"
     lost = "it is lost" if unsaved == 1 else "they are lost"
-    assert printed.err == f"{said} to the game record {tmp_path / 'r'}; {lost}.\n"
+    assert printed.err == f"{said} to the game record {path}; {lost}.\n"
 
 
 class BrokenApp(TicTacToeApp):

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tictactoe.record.store
 from tictactoe.core.ai import Level
 from tictactoe.core.engine import GameState, Mark
 from tictactoe.core.labels import display_name
@@ -38,6 +39,7 @@ from tictactoe.record import (
     path_problem,
     stats_import,
 )
+from tictactoe.record.opening import open_for_reading, open_for_writing
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
 ADA_WINS = (0, 3, 1, 4, 2)
@@ -284,18 +286,22 @@ def test_players_sort_by_every_column_both_ways_a_page_at_a_time(tmp_path: Path)
 @pytest.mark.parametrize("sort", list(PlayerSort))
 @pytest.mark.parametrize("descending", [True, False])
 def test_every_sort_reads_an_index_not_the_whole_table(
-    tmp_path: Path, sort: PlayerSort, descending: bool
+    tmp_path: Path, sort: PlayerSort, descending: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No sort over all players: each order is an index, so a page costs the same at any size."""
-    record = crowd(tmp_path / "record.sqlite3", 5)
-    record.players(sort)  # creates the schema
     seen: list[str] = []
-    db = sqlite3.connect(tmp_path / "record.sqlite3")
-    db.set_trace_callback(seen.append)
-    record_db = record._reader  # the connection the record screen's queries go through
-    assert record_db is not None
-    record_db.set_trace_callback(seen.append)
+
+    def traced(path: Path, busy_timeout: float) -> sqlite3.Connection:
+        """The connection the record screen's queries go through, each statement noted."""
+        reader = open_for_reading(path, busy_timeout)
+        reader.set_trace_callback(seen.append)
+        return reader
+
+    monkeypatch.setattr(tictactoe.record.store, "open_for_reading", traced)
+    record = crowd(tmp_path / "record.sqlite3", 5)
+    seen.clear()
     record.players(sort, descending=descending)
+    db = sqlite3.connect(tmp_path / "record.sqlite3")
     (query,) = [statement for statement in seen if "FROM totals" in statement]
     plan = " | ".join(row[-1] for row in db.execute(f"EXPLAIN QUERY PLAN {query}"))
     assert "TEMP B-TREE" not in plan, plan
@@ -584,12 +590,21 @@ def test_an_old_schema_is_migrated_step_by_step() -> None:
 # Failing to write: nothing is lost, the player is told once.
 
 
-def test_a_full_disk_keeps_matches_in_memory_and_retries_after_each_match(tmp_path: Path) -> None:
+def test_a_full_disk_keeps_matches_in_memory_and_retries_after_each_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "record.sqlite3"
+    opened: list[sqlite3.Connection] = []
+
+    def kept(path: Path | None, busy_timeout: float) -> sqlite3.Connection:
+        """The record's writing connection, kept here to cap its file's size."""
+        opened.append(open_for_writing(path, busy_timeout))
+        return opened[-1]
+
+    monkeypatch.setattr(tictactoe.record.store, "open_for_writing", kept)
     record = GameRecord(path)
     record.add(played(ADA, BOB))
-    db = record._connection()
-    assert db is not None
+    (db,) = opened
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
     newcomers = [Player(f"Newcomer {number} " + "x" * 5000) for number in range(5)]

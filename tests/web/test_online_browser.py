@@ -61,8 +61,8 @@ class HostTerminal:
         os.close(slave)
         self.master = master
         self.output = bytearray()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self._reading_thread = threading.Thread(target=self._read, daemon=True)
+        self._reading_thread.start()
 
     def _read(self) -> None:
         while True:

@@ -2,13 +2,14 @@
 
 What the core says is not this seat's to give (`tictactoe.core.seats`) is refused at once, the rest
 is sent to the authority; what the authority sends back (a state, a refusal, who is away and for
-how long) is shown as it is. This table keeps no clock and no rule of its own.
+how long) is shown as it is. This table keeps no rule of its own, and no clock: the grace of a
+dropped link is counted by the authority alone, which sends the time left anew as it counts; how
+long a refusal stays on show is its screen's timer (`View.after`).
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
@@ -52,7 +53,8 @@ class SeatTable(Table):
         self.rng = rng or random.Random()
         self._send = send
         self._invite = invite
-        self._refused_at = float("-inf")
+        self._refusal_on_show: Callable[[], None] | None = None
+        """Cancels the timer of the refusal on show, while it is: the count of a grace waits."""
         self._said = Notice()
         """The last notice the authority gave with a state."""
 
@@ -75,15 +77,20 @@ class SeatTable(Table):
 
     def refused(self, notice: Notice) -> None:
         """Say why an intent was refused; while a seat is away, the count of its grace that
-        the authority sends takes its place after `REFUSAL_SHOWN` seconds."""
+        the authority sends takes its place again `REFUSAL_SHOWN` seconds later."""
         self.view.say(notice)
-        self._refused_at = time.monotonic()
+        if self._refusal_on_show is not None:
+            self._refusal_on_show()
+        self._refusal_on_show = self.view.after(REFUSAL_SHOWN, self._refusal_gone)
+
+    def _refusal_gone(self) -> None:
+        self._refusal_on_show = None
 
     def _show_away(self) -> None:
         """While a seat's link is down, the notice is its grace as the authority counts it
-        (the authority sends it anew as it counts: this table keeps no clock of its own)."""
+        (the authority sends it anew as it counts), unless a refusal is on show."""
         away = self.away
-        if away is None or time.monotonic() - self._refused_at < REFUSAL_SHOWN:
+        if away is None or self._refusal_on_show is not None:
             return
         self.view.say(away_notice(away.name, away.seconds_left, seat=self.seat))
 
