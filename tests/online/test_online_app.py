@@ -27,7 +27,7 @@ from tictactoe.tui.online_app import JoinSetup, OnlineApp
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
-from tictactoe.tui.seat_table import SeatTable
+from tictactoe.tui.seat_table import REFUSAL_SHOWN, SeatTable
 
 SIZE = (100, 32)
 
@@ -407,3 +407,25 @@ async def test_a_seat_shows_the_grace_the_authority_counts_and_counts_none_itsel
         assert str(game.notice) == (
             "Bob has not come back.\nKeep waiting, or press q to end the series."
         )
+
+
+async def test_a_refusal_stays_on_show_before_the_grace_counted_takes_its_place() -> None:
+    series = Series.new("Alice", "Bob").apply(ChooseMark(Mark.X)).apply(Play(4))
+    table = SeatTable(series, seat=0, send=lambda message: None)
+    game = GameScreen(table)
+    app = ShowingASeat(game)
+
+    def told(seconds_left: float) -> State:
+        return State(7, series, ("Alice", "Bob"), 0, Away(1, "Bob", seconds_left))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: app.screen is game)
+        table.receive(told(90.0))
+        await pilot.press("1")
+        refusal = str(game.notice)
+        assert "paused" in refusal
+        table.receive(told(89.0))  # the refusal is read first
+        assert str(game.notice) == refusal
+        await pilot.pause(REFUSAL_SHOWN + 0.5)
+        table.receive(told(86.0))
+        assert str(game.notice).endswith("(1:26).")
