@@ -30,9 +30,9 @@ from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.engine import GameState, Mark
 from tictactoe.core.notices import Notice
-from tictactoe.core.series import ChooseMark, Play, Player, Series
+from tictactoe.core.series import ChooseMark, Intent, Play, Player, Series
 from tictactoe.host.invitation import Invitation
-from tictactoe.online.protocol import State
+from tictactoe.online.protocol import Ended, Refused, State, Welcome
 from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.tui.app import TicTacToeApp
 from tictactoe.tui.online_app import JoinSetup, OnlineApp
@@ -157,8 +157,26 @@ class OnlineShot(OnlineApp):
         self.push_screen(self._screen)
 
 
-def _nowhere(_message: object) -> None:
-    """What a seat would send to the authority: nowhere, in a picture."""
+class Nowhere:
+    """A link to no authority, in a picture: it takes what the seat sends, and brings nothing."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.welcome = Welcome("watcher") if seat is None else Welcome("seat", seat)
+
+    async def act(self, version: int, intent: Intent) -> None:
+        pass
+
+    async def ask_hint(self) -> None:
+        pass
+
+    async def leave(self) -> None:
+        pass
+
+    def __aiter__(self) -> Nowhere:
+        return self
+
+    async def __anext__(self) -> State | Refused | Ended:
+        raise StopAsyncIteration
 
 
 def _online_series() -> Series:
@@ -175,11 +193,11 @@ async def shoot_online() -> list[Path]:
     shots = {
         "online-invitation": (InvitationScreen(INVITATION), None, ""),
         "online-host": (
-            GameScreen(SeatTable(series, seat=0, send=_nowhere)),
+            GameScreen(SeatTable(series, Nowhere(0))),
             1,
             "Grace asked for a hint.",
         ),
-        "online-friend": (GameScreen(SeatTable(series, seat=1, send=_nowhere)), 1, ""),
+        "online-friend": (GameScreen(SeatTable(series, Nowhere(1))), 1, ""),
     }
     paths = []
     for name, (screen, watchers, notice) in shots.items():

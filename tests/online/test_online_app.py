@@ -18,11 +18,11 @@ import tictactoe.tui.app
 import tictactoe.tui.online_app
 from tictactoe.config import GameConfig
 from tictactoe.core.engine import Mark
-from tictactoe.core.series import ChooseMark, Play, Series
+from tictactoe.core.series import ChooseMark, Intent, Play, Series
 from tictactoe.host.client import AuthorityLink
 from tictactoe.host.hosting import HostConfig, Hosting
 from tictactoe.online.authority import MAX_WATCHERS
-from tictactoe.online.protocol import Away, Ended, Hello, State
+from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
 from tictactoe.tui.online_app import JoinSetup, OnlineApp
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
@@ -372,6 +372,28 @@ def test_a_friends_game_that_fails_names_no_path_on_the_hosts_disk(
     assert "RuntimeError" in log.read_text(encoding="utf-8")
 
 
+class Nowhere:
+    """A seat's link to no authority: it takes what the seat sends, and brings nothing."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.welcome = Welcome("watcher") if seat is None else Welcome("seat", seat)
+
+    async def act(self, version: int, intent: Intent) -> None:
+        pass
+
+    async def ask_hint(self) -> None:
+        pass
+
+    async def leave(self) -> None:
+        pass
+
+    def __aiter__(self) -> Nowhere:
+        return self
+
+    async def __anext__(self) -> State | Refused | Ended:
+        raise StopAsyncIteration
+
+
 class ShowingASeat(OnlineApp):
     """The online app with one seat's board on show and no link: the test hands it states."""
 
@@ -387,7 +409,7 @@ class ShowingASeat(OnlineApp):
 
 async def test_a_seat_shows_the_grace_the_authority_counts_and_counts_none_itself() -> None:
     series = Series.new("Alice", "Bob").apply(ChooseMark(Mark.X)).apply(Play(4))
-    table = SeatTable(series, seat=0, send=lambda message: None)
+    table = SeatTable(series, Nowhere(0))
     game = GameScreen(table)
     app = ShowingASeat(game)
 
@@ -411,7 +433,7 @@ async def test_a_seat_shows_the_grace_the_authority_counts_and_counts_none_itsel
 
 async def test_a_refusal_stays_on_show_before_the_grace_counted_takes_its_place() -> None:
     series = Series.new("Alice", "Bob").apply(ChooseMark(Mark.X)).apply(Play(4))
-    table = SeatTable(series, seat=0, send=lambda message: None)
+    table = SeatTable(series, Nowhere(0))
     game = GameScreen(table)
     app = ShowingASeat(game)
 

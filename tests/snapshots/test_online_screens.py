@@ -22,9 +22,9 @@ import tictactoe.tui.app
 from tictactoe.config import GameConfig
 from tictactoe.core.engine import Mark
 from tictactoe.core.notices import Notice
-from tictactoe.core.series import ChooseMark, Play, Series
+from tictactoe.core.series import ChooseMark, Intent, Play, Series
 from tictactoe.host.invitation import Invitation
-from tictactoe.online.protocol import Away, ClientMessage, State
+from tictactoe.online.protocol import Away, Ended, Refused, State, Welcome
 from tictactoe.tui.online_app import JoinSetup, OnlineApp
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
@@ -67,12 +67,30 @@ async def _nowhere(code: str, name: str) -> str | None:
     return "The host's game cannot be reached: it may have ended."
 
 
-def _ignore(message: ClientMessage) -> None:
-    """What a seat sends goes nowhere in a picture."""
+class Nowhere:
+    """A link to no authority, in a picture: it takes what the seat sends, and brings nothing."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.welcome = Welcome("watcher") if seat is None else Welcome("seat", seat)
+
+    async def act(self, version: int, intent: Intent) -> None:
+        pass
+
+    async def ask_hint(self) -> None:
+        pass
+
+    async def leave(self) -> None:
+        pass
+
+    def __aiter__(self) -> Nowhere:
+        return self
+
+    async def __anext__(self) -> State | Refused | Ended:
+        raise StopAsyncIteration
 
 
 def seat(index: int | None) -> Callable[[], Screen[Any]]:
-    return lambda: GameScreen(SeatTable(mid_match(), seat=index, send=_ignore))
+    return lambda: GameScreen(SeatTable(mid_match(), Nowhere(index)))
 
 
 def state(**changes: Any) -> State:

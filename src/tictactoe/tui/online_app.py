@@ -1,10 +1,10 @@
 """The app of one seat in an online series: the host's (`tictactoe host`) or a friend's
 (`tictactoe join`, what the doors run for each SSH session and browser tab).
 
-It holds the link to the authority: what the link brings (a new state, a refusal, the
-end) goes to the screens; what a screen asks (an intent, a hint, leaving) goes out on it,
-in the order asked. The host's app also opens the doors once the host's name is known,
-and closes them when the session ends (`tictactoe.host.hosting`).
+It joins, and hands the link to the authority to this seat's table (`SeatTable`) once there is a
+series to show: the table reads it and sends on it; the app puts the game screen up, and ends
+when the table says the series has. The host's app also opens the doors once the host's name is
+known, and closes them when the session ends (`tictactoe.host.hosting`).
 """
 
 from __future__ import annotations
@@ -24,16 +24,7 @@ from tictactoe.core.series import Series
 from tictactoe.host.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.host.invitation import Invitation
 from tictactoe.host.server import HostLink
-from tictactoe.online.protocol import (
-    Act,
-    AskHint,
-    ClientMessage,
-    Ended,
-    Hello,
-    Leave,
-    Refused,
-    State,
-)
+from tictactoe.online.protocol import Hello
 from tictactoe.tui.app import TicTacToeApp, write_crash_log
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
@@ -82,7 +73,8 @@ class OnlineApp(TicTacToeApp):
         self.link: AuthorityLink | HostLink | None = None
         self.farewell = ""
         """The sentence that ended the series, printed before the final score."""
-        self._outbox: asyncio.Queue[ClientMessage] = asyncio.Queue()
+        self.seat: SeatTable | None = None
+        """This seat's table, once there is a series to show."""
         self._ended = False
 
     # Joining.
@@ -144,8 +136,7 @@ class OnlineApp(TicTacToeApp):
         if not joined or self.link is None:
             self.exit(None)
             return
-        self.run_worker(self._listen(self.link), name="link", exclusive=True)
-        self.run_worker(self._send_all(self.link), name="outbox")
+        self.run_worker(self._sit(self.link), name="link", exclusive=True)
         if self.hosting is not None:
             self.push_screen(InvitationScreen(self.invitation))
 
@@ -169,47 +160,26 @@ class OnlineApp(TicTacToeApp):
             if text:
                 self.notify(text, title="Relay", markup=False, timeout=8)
 
-    # What the link brings.
+    # At the table.
 
-    async def _listen(self, link: AuthorityLink | HostLink) -> None:
-        async for message in link:
-            match message:
-                case State():
-                    await self._show(message)
-                case Refused(notice=notice):
-                    table = self.seat
-                    if table is not None:
-                        table.refused(notice)
-                case Ended(text=text, series=series):
-                    self._end(text, series)
-                    return
-        self._end("The link to the host's game was lost: the series has ended.", None)
-
-    async def _show(self, state: State) -> None:
-        table = self.seat
-        if state.series is None:
-            return  # the host's invitation stays up until a friend joins
-        if table is None:
-            assert self.link is not None
-            table = SeatTable(
-                state.series,
-                seat=self.link.welcome.seat,
-                send=self.send,
-                invite=self.action_invite if self.hosting is not None else None,
-            )
-            game = GameScreen(table, layout=self.key_layout)
-            self.series = state.series
+    async def _sit(self, link: AuthorityLink | HostLink) -> None:
+        """Once the link brings a series (the host's invitation stays up until a friend joins),
+        its table plays it on the game screen, until the series ends."""
+        invite = self.action_invite if self.hosting is not None else None
+        seated = await SeatTable.seated(link, invite=invite)
+        if isinstance(seated, SeatTable):
+            self.seat = seated
+            game = GameScreen(seated, layout=self.key_layout)
+            self.series = seated.series
             if isinstance(self.screen, InvitationScreen):
                 await self.switch_screen(game)
             else:
                 await self.push_screen(game)
-        table.receive(state)
-
-    @property
-    def seat(self) -> SeatTable | None:
-        """This seat's table, once the series is on show."""
-        game = self.game_screen
-        return game.table if game and isinstance(game.table, SeatTable) else None
+            seated = await seated.play()
+        if seated is None:
+            self._end("The link to the host's game was lost: the series has ended.", None)
+        else:
+            self._end(seated.text, seated.series)
 
     def _end(self, text: str, series: Series | None) -> None:
         """The series is over for everyone: say why, print the score, leave."""
@@ -220,25 +190,7 @@ class OnlineApp(TicTacToeApp):
         game = self.game_screen
         self.exit(series or (game.series if game else self.series))
 
-    # What the screens ask.
-
-    def send(self, message: ClientMessage) -> None:
-        """Queue `message` for the authority; messages leave in the order asked."""
-        self._outbox.put_nowait(message)
-
-    async def _send_all(self, link: AuthorityLink | HostLink) -> None:
-        while True:
-            message = await self._outbox.get()
-            try:
-                match message:
-                    case Act(version=version, intent=intent):
-                        await link.act(version, intent)
-                    case AskHint():
-                        await link.ask_hint()
-                    case Leave():
-                        await link.leave()
-            except LinkError:
-                return
+    # Leaving.
 
     async def action_quit(self) -> None:
         """Leave the series: it ends for both players (the host's doors close after)."""

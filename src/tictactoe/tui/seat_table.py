@@ -1,47 +1,79 @@
 """One seat (or a watcher) of a series that lives in the host's authority, as a game screen's table.
 
-What the core says is not this seat's to give (`tictactoe.core.seats`) is refused at once, the rest
-is sent to the authority; what the authority sends back (a state, a refusal, who is away and for
-how long) is shown as it is. This table keeps no rule of its own, and no clock: the grace of a
+The table holds this seat's link to the authority (`SeatLink`): what the core says is not this
+seat's to give (`tictactoe.core.seats`) is refused at once, the rest is sent on the link in the
+order given; what the authority sends back on it (a state, a refusal, who is away and for how
+long, the end) is shown as it is. This table keeps no rule of its own, and no clock: the grace of a
 dropped link is counted by the authority alone, which sends the time left anew as it counts; how
 long a refusal stays on show is its screen's timer (`View.after`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Final, Protocol
 
 from tictactoe.core.notices import Notice
 from tictactoe.core.seats import act, away_notice, check_hint, chooses_now
 from tictactoe.core.series import Intent, Series, SeriesError
-from tictactoe.online.protocol import Act, AskHint, Away, ClientMessage, State
+from tictactoe.host.client import LinkError
+from tictactoe.online.protocol import (
+    Act,
+    AskHint,
+    Away,
+    ClientMessage,
+    Ended,
+    Refused,
+    State,
+    Welcome,
+)
 from tictactoe.tui.table import Table
 
 if TYPE_CHECKING:
     from textual.app import App
 
-__all__ = ["REFUSAL_SHOWN", "SeatTable"]
+__all__ = ["REFUSAL_SHOWN", "SeatLink", "SeatTable"]
 
 REFUSAL_SHOWN: Final = 2.0
 """Seconds a refusal stays on a seat's status line before the count of a dropped link's grace,
 as the authority sends it, takes its place again."""
 
 
+class SeatLink(Protocol):
+    """A seat's link to the authority: a friend's over its websocket (`AuthorityLink`), the
+    host's in the authority's own process (`HostLink`). Iterating over it gives what the
+    authority sends, until it closes."""
+
+    @property
+    def welcome(self) -> Welcome:
+        """The seat the link holds, or that it watches."""
+
+    async def act(self, version: int, intent: Intent) -> None: ...
+
+    async def ask_hint(self) -> None: ...
+
+    async def leave(self) -> None: ...
+
+    def __aiter__(self) -> AsyncIterator[State | Refused | Ended]: ...
+
+
 class SeatTable(Table):
-    """One seat (or a watcher) of a series the host's authority holds."""
+    """One seat (or a watcher) of a series the host's authority holds, through its link."""
 
     def __init__(
         self,
         series: Series,
+        link: SeatLink,
         *,
-        seat: int | None,
-        send: Callable[[ClientMessage], None],
         invite: Callable[[], None] | None = None,
         rng: random.Random | None = None,
     ) -> None:
         super().__init__(series)
+        self.link = link
+        """This seat's link to the authority: the table reads it and sends on it."""
+        seat = link.welcome.seat
         self.seat = seat
         """This screen's seat (0 the host, 1 the guest), or None for a watcher."""
         self.watching = seat is None
@@ -51,12 +83,73 @@ class SeatTable(Table):
         self.away: Away | None = None
         """The seat whose link dropped, while the series waits for it."""
         self.rng = rng or random.Random()
-        self._send = send
+        self._outbox: asyncio.Queue[ClientMessage] = asyncio.Queue()
+        """What this seat sends, in the order given, until the link takes it."""
+        self._first: State | None = None
+        """The state that seated this table (`seated`), shown first when it plays."""
         self._invite = invite
         self._refusal_on_show: Callable[[], None] | None = None
         """Cancels the timer of the refusal on show, while it is: the count of a grace waits."""
         self._said = Notice()
         """The last notice the authority gave with a state."""
+
+    @classmethod
+    async def seated(
+        cls,
+        link: SeatLink,
+        *,
+        invite: Callable[[], None] | None = None,
+        rng: random.Random | None = None,
+    ) -> SeatTable | Ended | None:
+        """Read `link` until there is a series to play (the host waits for a friend, a watcher
+        for the second seat): the table of this seat for it, or how the series ended before
+        one began (None: the link closed)."""
+        async for message in link:
+            match message:
+                case State(series=Series() as series):
+                    table = cls(series, link, invite=invite, rng=rng)
+                    table._first = message
+                    return table
+                case Ended():
+                    return message
+        return None
+
+    async def play(self) -> Ended | None:
+        """Show the state that seated this table, then each the authority sends, while what this
+        seat gives goes out on the link in the order given; until the series ends: how (None:
+        the link closed)."""
+        async with asyncio.TaskGroup() as group:
+            sending = group.create_task(self._send_all())
+            ended = await self._read()
+            sending.cancel()
+        return ended
+
+    async def _read(self) -> Ended | None:
+        if self._first is not None:
+            self.receive(self._first)
+        async for message in self.link:
+            match message:
+                case State(series=None):
+                    pass  # not for a series on show
+                case State():
+                    self.receive(message)
+                case Refused(notice=notice):
+                    self.refused(notice)
+                case Ended():
+                    return message
+        return None
+
+    async def _send_all(self) -> None:
+        while True:
+            message = await self._outbox.get()
+            try:
+                match message:
+                    case Act(version=version, intent=intent):
+                        await self.link.act(version, intent)
+                    case AskHint():
+                        await self.link.ask_hint()
+            except LinkError:
+                return
 
     def receive(self, state: State) -> None:
         """A new state from the authority: shown as it is."""
@@ -101,7 +194,7 @@ class SeatTable(Table):
         except SeriesError as refusal:
             return refusal
         self.view.say(Notice())
-        self._send(Act(self.version, intent))
+        self._outbox.put_nowait(Act(self.version, intent))
         return None
 
     @property
@@ -118,7 +211,7 @@ class SeatTable(Table):
 
     def hinted(self) -> None:
         """The other screens are told a hint was asked for."""
-        self._send(AskHint())
+        self._outbox.put_nowait(AskHint())
 
     def next_step(self) -> None:
         """The mark dialog opens only on the chooser's own screen; nobody else waits on it."""
