@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import Final
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import Footer
 
 from app.conftest import Driver, Start, painted
+from tictactoe.core.notices import SLOTS
+from tictactoe.tui.screens.game import KEY_WORDS, GameScreen
 from tictactoe.tui.widgets.status import Phrase, lay_out
 from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
@@ -68,6 +71,14 @@ def test_a_phrase_too_long_for_its_line_takes_a_shorter_wording() -> None:
     keys = [Phrase(("Ada wins!",)), Phrase(("n or Enter: next match", "n: next"), "\n")]
     assert lay_out(keys, 47, 2) == "Ada wins!\nn or Enter: next match"
     assert lay_out(keys, 20, 2) == "Ada wins!\nn: next"
+
+
+def test_every_slot_a_notice_may_leave_is_filled_by_the_game_screens_keys() -> None:
+    assert set(KEY_WORDS) == set(SLOTS)
+    bindings = [binding for binding in GameScreen.BINDINGS if isinstance(binding, Binding)]
+    bound = {key for binding in bindings for key in binding.key.split(",")}
+    for keys in KEY_WORDS.values():
+        assert {key.lower() for key in keys} <= bound
 
 
 async def test_the_footer_shows_the_games_keys_at_the_smallest_size(start: Start) -> None:

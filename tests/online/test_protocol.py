@@ -228,6 +228,8 @@ STATE = {
         ([{"joiner": " ", "wordings": ["x" * 5000]}], "too long"),
         ([{"joiner": "\t", "wordings": ["Bob is back."]}], "no such joiner"),
         ([{"joiner": " ", "wordings": ["a"], "bold": True}], "unknown field"),
+        ([{"joiner": " ", "wordings": ["a"], "slot": "undo"}], "no such slot"),
+        ([{"joiner": " ", "wordings": ["a"], "slot": 7}], "not a string"),
         ([{"joiner": " ", "wordings": ["a"]}] * (MAX_PHRASES + 1), "wrong length"),
         ([{"joiner": " ", "wordings": ["a"] * (MAX_WORDINGS + 1)}], "wrong length"),
     ],
@@ -245,6 +247,17 @@ def test_a_notice_travels_in_its_phrases() -> None:
         {"joiner": " ", "wordings": ["This match is over:"]},
         {"joiner": " ", "wordings": ["press n or Enter for the next one.", "n: next."]},
     ]
+    assert parse_server(to_json(Refused(notice))) == Refused(notice)
+
+
+def test_a_notice_travels_with_its_slot_for_the_seats_keys() -> None:
+    over = Series.new("Alice", "Bob").apply(ChooseMark(Mark.X))
+    for cell in (0, 3, 1, 4, 2):
+        over = over.apply(Play(cell))
+    with pytest.raises(SeriesError) as refused:
+        over.apply(Play(8))
+    notice = refused.value.notice
+    assert json.loads(to_json(Refused(notice)))["notice"][1]["slot"] == "next_match"
     assert parse_server(to_json(Refused(notice))) == Refused(notice)
 
 

@@ -10,11 +10,20 @@ import pytest
 from hypothesis import given
 from rich.cells import cell_len
 
-from tictactoe.core.ai import analyse
-from tictactoe.core.engine import GameState
+from tictactoe.core.ai import Level, analyse
+from tictactoe.core.engine import GameState, Mark
 from tictactoe.core.notices import Notice, Phrase, hint_notice
+from tictactoe.core.sayings import state_notice
 from tictactoe.core.seats import act, check_hint
-from tictactoe.core.series import CellTaken, Intent, Series, SeriesError
+from tictactoe.core.series import (
+    CellTaken,
+    ChooseMark,
+    FirstMove,
+    Intent,
+    Player,
+    Series,
+    SeriesError,
+)
 from unit.test_apply_as import series_states
 from unit.test_intents import intents
 
@@ -66,6 +75,37 @@ def test_a_notice_is_its_phrases() -> None:
         Phrase(())
     with pytest.raises(ValueError, match="joined by"):
         Phrase(("a",), "\t")
+
+
+def test_a_slot_leaves_the_key_to_the_view_that_reads_it() -> None:
+    keys = {"next_match": ("n", "Enter"), "quit": ("q",)}
+    next_one = Notice.keyed("next_match", "press {keys} for the next one.", "{key}: next.")
+    assert str(next_one) == "press <next_match> for the next one."
+    filled = next_one.with_keys(keys)
+    assert filled.phrases == (Phrase(("press n or Enter for the next one.", "n: next.")),)
+    assert filled.with_keys(keys) == filled  # a filled notice has no slot left
+    quit_now = Notice.of("Bob has not come back.") + Notice.keyed(
+        "quit", "{keys} quits.", "{key} quits.", joiner="\n"
+    )
+    assert quit_now.with_keys(keys).phrases[1] == Phrase(("q quits.",), "\n")
+    named = Notice.of("{keys} is my name.")  # no slot: a name is never filled
+    assert named.with_keys(keys) == named
+    with pytest.raises(ValueError, match="slot"):
+        Phrase(("a",), " ", "undo")
+
+
+def test_the_states_sentences_are_the_refusals_sentences() -> None:
+    choosing = Series.new("Ada", Player.computer(Level.EASY), FirstMove.X)
+    assert str(state_notice(choosing)) == "Ada is choosing a mark…"
+    with pytest.raises(SeriesError, match=r"^Moving has to wait: Ada is choosing a mark\.$"):
+        choosing.play(4)
+    thinking = choosing.apply(ChooseMark(Mark.O))
+    assert str(state_notice(thinking)) == "Computer is thinking…"
+    with pytest.raises(SeriesError, match=r"^Wait: Computer is thinking…$"):
+        thinking.play(4)
+    assert not thinking.computer_step(random.Random(0)).notice  # a move: the board shows it
+    step = Series.new(Player.computer(Level.EASY), "Ada").computer_step(random.Random(0))
+    assert step.mark is not None and str(step.notice) == f"Computer chose {step.mark}."
 
 
 def test_a_hint_says_where_best_play_leads_and_has_a_shorter_wording() -> None:

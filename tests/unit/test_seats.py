@@ -84,7 +84,9 @@ def test_while_a_seat_is_away_the_others_read_the_authoritys_count() -> None:
     )
     assert str(away_notice("Bob", 59.2, seat=None)).endswith("(1:00).")
     assert str(away_notice("Bob", 0.4, seat=1)).endswith("(0:01).")
-    assert str(away_notice("Bob", 0.0, seat=0)) == (
+    host = away_notice("Bob", 0.0, seat=0)
+    assert str(host) == "Bob has not come back.\nKeep waiting, or press <quit> to end the series."
+    assert str(host.with_keys({"quit": ("q",)})) == (
         "Bob has not come back.\nKeep waiting, or press q to end the series."
     )
     guest = away_notice("Bob", 0.0, seat=1)

@@ -5,19 +5,27 @@ The status line lays a notice out for the width it has: it breaks lines only bet
 phrases and takes a shorter wording of a phrase that does not fit. So the parts of a
 sentence are given here, by whoever words it (a refusal of the core, a hint, the
 authority's news), and nobody reads them back out of the sentence.
+
+A sentence that names a key leaves a slot for it: the phrase names the action (`SLOTS`)
+and its wordings say where the keys go, `{keys}` for all of them ("n or Enter") and
+`{key}` for the first ("n"). The view, which reads the keys, fills the slot (`with_keys`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from tictactoe.core.ai import Analysis
 
-__all__ = ["JOINERS", "Notice", "Phrase", "hint_notice"]
+__all__ = ["JOINERS", "SLOTS", "Notice", "Phrase", "hint_notice"]
 
 JOINERS: Final = (" ", "\n", " · ")
 """What may join a phrase to the one before: a space, a new line, or the dot between key hints."""
+
+SLOTS: Final = ("next_match", "quit")
+"""The actions whose keys a phrase may leave a slot for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +35,27 @@ class Phrase:
 
     wordings: tuple[str, ...]
     joiner: str = " "
+    slot: str = ""
+    """The action (one of `SLOTS`) whose keys fill `{keys}` and `{key}` in the wordings;
+    "" for a phrase that names no key."""
 
     def __post_init__(self) -> None:
         if not self.wordings:
             raise ValueError("a phrase has at least one wording")
         if self.joiner not in JOINERS:
             raise ValueError(f"a phrase is joined by one of {JOINERS!r}, not {self.joiner!r}")
+        if self.slot and self.slot not in SLOTS:
+            raise ValueError(f"a phrase's slot is one of {SLOTS!r}, not {self.slot!r}")
+
+    def with_keys(self, keys: Sequence[str]) -> Phrase:
+        """The phrase with its slot filled by `keys`, the keys of its action, first first."""
+        if not self.slot:
+            return self
+        shown = " or ".join(keys)
+        filled = (
+            wording.replace("{keys}", shown).replace("{key}", keys[0]) for wording in self.wordings
+        )
+        return Phrase(tuple(dict.fromkeys(filled)), self.joiner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +77,34 @@ class Notice:
         first = Phrase(more[0].wordings, "\n")
         return Notice((*self.phrases, first, *more[1:]))
 
+    @classmethod
+    def keyed(cls, slot: str, *wordings: str, joiner: str = " ") -> Notice:
+        """A notice of one phrase that leaves `slot` for the keys of an action (see `SLOTS`)."""
+        return cls((Phrase(wordings, joiner, slot),))
+
+    def with_keys(self, keys: Mapping[str, Sequence[str]]) -> Notice:
+        """This notice with every slot filled: `keys` gives each action's keys, as the view
+        that reads them shows them."""
+        return Notice(
+            tuple(
+                phrase.with_keys(keys[phrase.slot]) if phrase.slot else phrase
+                for phrase in self.phrases
+            )
+        )
+
+    def __add__(self, other: Notice) -> Notice:
+        """This notice, then `other`'s phrases (each joined as it says)."""
+        return Notice(self.phrases + other.phrases)
+
     def __bool__(self) -> bool:
         return bool(self.phrases)
 
     def __str__(self) -> str:
-        """The notice in full: every phrase in its longest wording."""
+        """The notice in full: every phrase in its longest wording (a slot not yet filled
+        shows its action's name in angle brackets)."""
         return "".join(
-            (phrase.joiner if index else "") + phrase.wordings[0]
+            (phrase.joiner if index else "")
+            + (phrase.with_keys((f"<{phrase.slot}>",)) if phrase.slot else phrase).wordings[0]
             for index, phrase in enumerate(self.phrases)
         )
 

@@ -100,7 +100,9 @@ def away_notice(away: str, seconds_left: float, *, seat: int | None) -> Notice:
         return dropped.then((f"{waiting} ({minutes}:{seconds:02d}).", f"{waiting}."))
     gone = Notice.of(f"{name} has not come back.")
     if seat == HOST_SEAT:
-        return gone.then("Keep waiting, or press q to end the series.")
+        return gone + Notice.keyed(
+            "quit", "Keep waiting, or press {keys} to end the series.", joiner="\n"
+        )
     return gone.then("The host may end the series.")
 
 

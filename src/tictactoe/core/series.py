@@ -20,8 +20,10 @@ from tictactoe.core.names import DEFAULT_NAMES, clean_name, name_key, short
 from tictactoe.core.notices import Notice
 
 __all__ = [
+    "CHOOSING",
     "COMPUTER_NAME",
     "DEFAULT_NAMES",
+    "THINKING",
     "CellTaken",
     "ChooseMark",
     "ComputerStep",
@@ -29,6 +31,7 @@ __all__ = [
     "FinishedMatch",
     "FirstMove",
     "Intent",
+    "MatchOver",
     "NameClash",
     "NextMatch",
     "NotYourTurn",
@@ -44,11 +47,10 @@ __all__ = [
 COMPUTER_NAME: Final = "Computer"
 """What the computer is called on screen; it is told apart by its kind, never by this name."""
 
-_FOR_THE_NEXT_ONE: Final = (
-    "press n or Enter for the next one.",
-    "n or Enter: next match.",
-    "n: next match.",
-)
+CHOOSING: Final = "{} is choosing a mark"
+"""The chooser (its name in the braces) is to pick a mark: the state, and why others wait."""
+THINKING: Final = "{} is thinking…"
+"""The computer (its name in the braces) is to move: the state, and why others wait."""
 _NO_UNDO_YET: Final = ("There is no move to take back:", "Nothing to undo:")
 
 
@@ -56,15 +58,26 @@ class SeriesError(ValueError):
     """Something the series does not allow now; the message says why, as a sentence, and
     `notice` gives that sentence in its parts (for a status line to lay out)."""
 
-    def __init__(self, *parts: str | tuple[str, ...]) -> None:
-        """`parts`: the phrases of the sentence, each a wording or its wordings longest first."""
-        self.notice = Notice.of(*parts)
+    def __init__(self, *parts: str | tuple[str, ...], notice: Notice | None = None) -> None:
+        """`parts`: the phrases of the sentence, each a wording or its wordings longest first
+        (or the whole `notice`, when a phrase leaves a slot for a key)."""
+        self.notice = Notice.of(*parts) if notice is None else notice
         """Why, as a notice."""
         super().__init__(str(self.notice))
 
 
 class NameClash(SeriesError):
     """Two people were given names that look the same."""
+
+
+class MatchOver(SeriesError):
+    """A move after the match is over: the keys of the next match are named by the view."""
+
+    def __init__(self) -> None:
+        next_one = ("press {keys} for the next one.", "{keys}: next match.", "{key}: next match.")
+        super().__init__(
+            notice=Notice.of("This match is over:") + Notice.keyed("next_match", *next_one)
+        )
 
 
 class NotYourTurn(SeriesError):
@@ -166,6 +179,15 @@ class ComputerStep(NamedTuple):
     """The mark it chose, when it was the chooser."""
     cell: int | None = None
     """The cell it took, when it moved."""
+
+    @property
+    def notice(self) -> Notice:
+        """What the step says: the mark the computer chose; nothing for a move (the board
+        shows it)."""
+        if self.mark is None:
+            return Notice()
+        chooser = self.series.players[self.series.chooser]
+        return Notice.of(f"{short(chooser.name)} chose {self.mark}.")
 
 
 class Play(NamedTuple):
@@ -435,15 +457,15 @@ class Series:
         if self.match is None:
             chooser = self.players[self.chooser]
             raise SeriesError(
-                f"{what or 'Moving'} has to wait:", f"{short(chooser.name)} is choosing a mark."
+                f"{what or 'Moving'} has to wait:", CHOOSING.format(short(chooser.name)) + "."
             )
         if self.match.is_over:
             if what:
                 raise SeriesError((f"{what} needs a match in progress.", f"{what} needs a match."))
-            raise SeriesError("This match is over:", _FOR_THE_NEXT_ONE)
+            raise MatchOver
         actor = self.players[self.player_with(self.match.to_move)]
         if actor.is_computer:
-            raise SeriesError("Wait:", f"{short(actor.name)} is thinking…")
+            raise SeriesError("Wait:", THINKING.format(short(actor.name)))
 
     def _start(self, mark: Mark, rng: random.Random | None) -> Series:
         marks = (mark, mark.other) if self.chooser == 0 else (mark.other, mark)

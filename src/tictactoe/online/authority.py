@@ -23,7 +23,7 @@ from tictactoe.core.codes import normalise_code
 from tictactoe.core.names import DEFAULT_NAMES, clean_name, name_key, short
 from tictactoe.core.notices import Notice
 from tictactoe.core.seats import HOST_SEAT, act, acting_seat, check_hint
-from tictactoe.core.series import FirstMove, Intent, Series, SeriesError
+from tictactoe.core.series import FirstMove, Intent, NameClash, Series, SeriesError
 from tictactoe.online.protocol import Away, Denied, Ended, Hello, Refused, State, Welcome
 
 __all__ = [
@@ -198,12 +198,12 @@ class Authority:
         if guest.name is None:
             assert host.name is not None
             name = clean_name(hello.name, DEFAULT_NAMES[GUEST_SEAT])
-            if name_key(name) == name_key(host.name):
-                raise JoinDenied(f"{short(host.name)} is playing already: choose another name.")
             try:
                 self._series = Series.new(host.name, name, self.first_move)
-            except SeriesError as error:
-                raise JoinDenied(str(error)) from None
+            except NameClash:  # the core's rule, said to the one who joins
+                raise JoinDenied(
+                    f"{short(host.name)} is playing already: choose another name."
+                ) from None
             guest.name, guest.link = name, link
             self._changed(Notice.of(f"{short(name)} joined the series."), GUEST_SEAT)
             self._series_version = self._version

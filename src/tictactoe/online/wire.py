@@ -16,7 +16,7 @@ from typing import Final
 from tictactoe.core.ai import Level
 from tictactoe.core.engine import GameState, IllegalMove, Mark
 from tictactoe.core.names import MAX_MARKS, MAX_NAME_LENGTH
-from tictactoe.core.notices import JOINERS, Notice, Phrase
+from tictactoe.core.notices import JOINERS, SLOTS, Notice, Phrase
 from tictactoe.core.reachable import check_reachable
 from tictactoe.core.series import (
     ChooseMark,
@@ -175,23 +175,32 @@ def decode_intent(obj: object) -> Intent:
 
 
 def encode_notice(notice: Notice) -> list[object]:
-    """`notice` as a JSON list of its phrases: `[{"joiner": " ", "wordings": [...]}, ...]`."""
-    return [
-        {"joiner": phrase.joiner, "wordings": list(phrase.wordings)} for phrase in notice.phrases
-    ]
+    """`notice` as a JSON list of its phrases: `[{"joiner": " ", "wordings": [...]}, ...]`,
+    with `"slot"` in a phrase that leaves one for a key (the seat's screen fills it)."""
+    return [_encode_phrase(phrase) for phrase in notice.phrases]
+
+
+def _encode_phrase(phrase: Phrase) -> dict[str, object]:
+    encoded: dict[str, object] = {"joiner": phrase.joiner, "wordings": list(phrase.wordings)}
+    if phrase.slot:
+        encoded["slot"] = phrase.slot
+    return encoded
 
 
 def decode_notice(obj: object) -> Notice:
     """The notice `obj` describes, or ProtocolError."""
     phrases = []
     for item in schema.items(obj, "notice", 0, MAX_PHRASES):
-        fields = schema.fields(item, "phrase", {"joiner", "wordings"})
+        fields = schema.fields(item, "phrase", {"joiner", "wordings"}, {"slot"})
         joiner = schema.text(fields["joiner"], "joiner", 3)
         if joiner not in JOINERS:
             raise ProtocolError(f"joiner: no such joiner {schema.shown(joiner)}")
         wordings = schema.items(fields["wordings"], "wordings", 1, MAX_WORDINGS)
         texts = tuple(schema.text(wording, "wording", MAX_TEXT) for wording in wordings)
-        phrases.append(Phrase(texts, joiner))
+        slot = schema.text(fields.get("slot", ""), "slot", max(map(len, SLOTS)))
+        if slot and slot not in SLOTS:
+            raise ProtocolError(f"slot: no such slot {schema.shown(slot)}")
+        phrases.append(Phrase(texts, joiner, slot))
     return Notice(tuple(phrases))
 
 

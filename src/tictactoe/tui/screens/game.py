@@ -43,7 +43,7 @@ from tictactoe.tui.widgets.scoreboard import Scoreboard
 from tictactoe.tui.widgets.status import StatusLine
 from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
 
-__all__ = ["CHORES_AFTER", "GameScreen"]
+__all__ = ["CHORES_AFTER", "KEY_WORDS", "GameScreen"]
 
 CHORES_AFTER: Final = 0.1
 """Seconds after a move that ends or begins a match before the work that can wait is done: the
@@ -59,6 +59,11 @@ _CURSOR_MOVES: dict[str, tuple[int, int]] = {
     "left": (0, -1),
     "right": (0, 1),
 }
+
+
+KEY_WORDS: Final = {"next_match": ("n", "Enter"), "quit": ("q",)}
+"""The keys of each action a notice leaves a slot for (`Notice.with_keys`), as bound below:
+`n` and Enter (once a match is over) start the next match, `q` quits."""
 
 
 def _match_over(series: Series) -> bool:
@@ -131,7 +136,7 @@ class GameScreen(MinimumSize, Screen[None]):
         """The cell of the last move given, until the table answers it."""
         self.set_reactive(GameScreen.key_layout, layout)
         self.board = Board(id="board")
-        self.status = StatusLine(id="status")
+        self.status = StatusLine(KEY_WORDS, id="status")
         self.scoreboard = Scoreboard(id="scoreboard")
         self.history = MoveHistory(id="history")
 
@@ -169,6 +174,10 @@ class GameScreen(MinimumSize, Screen[None]):
         self.scoreboard.series = series
         self.history.series = series
         self.status.show(series, self.notice)
+
+    def validate_notice(self, notice: Notice) -> Notice:
+        """The notice with the keys it names filled in, as this screen binds them."""
+        return notice.with_keys(KEY_WORDS)
 
     def watch_key_layout(self, layout: KeyLayout) -> None:
         self.board.key_layout = layout

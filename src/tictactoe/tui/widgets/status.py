@@ -1,63 +1,24 @@
 """The status line under the board: whose turn it is, the result, or a short notice.
 
 It is laid out for the width it has: its lines break between phrases (a notice comes in
-its phrases, `tictactoe.core.notices`; the state of the series and the "·"-separated key hints
-are worded here), never inside one; where a phrase would not fit, a shorter wording of it
-stands in (a name cut shorter, fewer words), so nothing is cut mid-phrase at any size the
-game supports.
+its phrases, `tictactoe.core.notices`; the state of the series too, `tictactoe.core.sayings`),
+never inside one; where a phrase would not fit, a shorter wording of it stands in (a name cut
+shorter, fewer words), so nothing is cut mid-phrase at any size the game supports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
 
 from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Static
 
-from tictactoe.core.labels import side_by_side
-from tictactoe.core.names import NAME_WIDTH
 from tictactoe.core.notices import Notice, Phrase
+from tictactoe.core.sayings import state_notice
 from tictactoe.core.series import Series
 
-__all__ = ["Phrase", "StatusLine", "describe", "lay_out"]
-
-NAME_WIDTHS: Final = (NAME_WIDTH, 12, 8)
-"""The widths a name on the status line is cut to, widest first, as the line narrows."""
-
-
-def _named(template: str, series: Series, player: int) -> tuple[str, ...]:
-    """`template` with the name of `series`' `player` cut to each of `NAME_WIDTHS` (against
-    the computer, a person called like it is "Computer (person)": see `side_by_side`)."""
-    names = (side_by_side(series.players, width)[player] for width in NAME_WIDTHS)
-    return tuple(dict.fromkeys(template.format(name) for name in names))
-
-
-_NEXT: Final = (
-    Phrase(("n or Enter: next match", "n: next match", "n: next"), "\n"),
-    Phrase(("q: quit",), " · "),
-)
-"""The keys after a match."""
-
-
-def describe(series: Series) -> list[Phrase]:
-    """The status line for a series as it stands, in phrases."""
-    match, actor = series.match, series.actor
-    if match is None:
-        chooser = series.chooser
-        wordings = _named("{} is choosing a mark…", series, chooser) + _named(
-            "{} chooses…", series, chooser
-        )
-        return [Phrase(wordings)]
-    winner = series.winner
-    if winner is not None:
-        return [Phrase(_named("{} wins!", series, winner)), *_NEXT]
-    if actor is None:
-        return [Phrase(("It's a draw.",)), *_NEXT]
-    if series.players[actor].is_computer:
-        return [Phrase(_named("{} is thinking…", series, actor))]
-    return [Phrase(_named(f"{{}} ({match.to_move}) to move", series, actor))]
+__all__ = ["Phrase", "StatusLine", "lay_out"]
 
 
 def _pack(words: Sequence[tuple[str, str]], width: int) -> list[str]:
@@ -94,17 +55,21 @@ def lay_out(phrases: Sequence[Phrase], width: int, height: int) -> str:
 
 
 class StatusLine(Static):
-    """A notice about the last input when there is one (class `-notice`), else `describe`;
-    laid out again for its width whenever that changes."""
+    """A notice about the last input when there is one (class `-notice`), else the state of
+    the series; laid out again for its width whenever that changes."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, keys: Mapping[str, Sequence[str]], *, id: str | None = None) -> None:
+        """`keys`: the keys of each action a notice may leave a slot for, as the screen
+        reads them."""
         super().__init__(id=id)
+        self._keys = keys
         self._phrases: list[Phrase] = []
 
     def show(self, series: Series, notice: Notice) -> None:
         """Show `notice`, or the state of `series` when there is none."""
         self.set_class(bool(notice), "-notice")
-        self._phrases = list(notice.phrases) if notice else describe(series)
+        shown = notice or state_notice(series)
+        self._phrases = list(shown.with_keys(self._keys).phrases)
         self._lay_out()
 
     def on_resize(self) -> None:

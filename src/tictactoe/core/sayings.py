@@ -1,0 +1,53 @@
+"""What a series says of itself as it stands: whose turn it is, who is choosing, the result,
+and the keys after a match (slots the view fills, `tictactoe.core.notices`).
+
+Each phrase comes with shorter wordings, a name cut to each of `NAME_WIDTHS`, so that the
+status line can fit it at any size the game supports.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from tictactoe.core.labels import side_by_side
+from tictactoe.core.names import NAME_WIDTH
+from tictactoe.core.notices import Notice, Phrase
+from tictactoe.core.series import CHOOSING, THINKING, Series
+
+__all__ = ["NAME_WIDTHS", "state_notice"]
+
+NAME_WIDTHS: Final = (NAME_WIDTH, 12, 8)
+"""The widths a name is cut to, widest first, as the line narrows."""
+
+_AFTER_A_MATCH: Final = Notice(
+    (
+        Phrase(("{keys}: next match", "{key}: next match", "{key}: next"), "\n", "next_match"),
+        Phrase(("{key}: quit",), " · ", "quit"),
+    )
+)
+"""The keys after a match, on a line of their own."""
+
+
+def _named(template: str, series: Series, player: int) -> tuple[str, ...]:
+    """`template` with the name of `series`' `player` cut to each of `NAME_WIDTHS` (against
+    the computer, a person called like it is "Computer (person)": see `side_by_side`)."""
+    names = (side_by_side(series.players, width)[player] for width in NAME_WIDTHS)
+    return tuple(dict.fromkeys(template.format(name) for name in names))
+
+
+def state_notice(series: Series) -> Notice:
+    """The state of `series` as a notice: who is to choose or to move, or how the match ended
+    and the keys for what comes next."""
+    match, actor = series.match, series.actor
+    if match is None:
+        chooser = series.chooser
+        choosing = _named(CHOOSING + "…", series, chooser) + _named("{} chooses…", series, chooser)
+        return Notice.of(choosing)
+    winner = series.winner
+    if winner is not None:
+        return Notice.of(_named("{} wins!", series, winner)) + _AFTER_A_MATCH
+    if actor is None:
+        return Notice.of("It's a draw.") + _AFTER_A_MATCH
+    if series.players[actor].is_computer:
+        return Notice.of(_named(THINKING, series, actor))
+    return Notice.of(_named(f"{{}} ({match.to_move}) to move", series, actor))
