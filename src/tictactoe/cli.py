@@ -33,6 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in ("host", "join"):  # a series with a friend on another machine
         return play_online(argv)
     config = parse_config(argv)
+    if config.plain:  # line by line: no screen to draw, any input will do
+        from tictactoe.lines.play import play_lines
+
+        return play_lines(config)
     problem = terminal_problem()
     if problem is not None:
         print(problem, file=sys.stderr)

@@ -37,6 +37,8 @@ class GameConfig:
     """An old stats.json (the deprecated --stats-file): imported once, the record beside it."""
     settings_file: Path | None = None
     """The settings; None means the file in the user config directory."""
+    plain: bool = False
+    """The line view (--plain, or TERM=dumb): sentences, line by line, for screen readers."""
 
     def record_path(self) -> Path | None:
         """The database to keep the record in, or None to keep it in memory."""

@@ -246,6 +246,12 @@ def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
         metavar="SECONDS",
         help="how long the computer appears to think (default: 0.4)",
     )
+    add_argument(
+        "--plain",
+        action="store_true",
+        help="play line by line, for screen readers and braille displays: a sentence for each"
+        " event, never an escape sequence (chosen by itself when TERM is dumb)",
+    )
     add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
     add_argument("--stats-file", help=argparse.SUPPRESS)  # deprecated: see --record
 
@@ -425,6 +431,7 @@ def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> G
         save=not args.no_save,
         record_file=_file_path(parser, "--record", args.record),
         stats_file=_file_path(parser, "--stats-file", args.stats_file),
+        plain=args.plain or os.environ.get("TERM") == "dumb",
     )
     try:
         config.initial_series()

@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli",),
     ("options",),
-    ("tui",),
+    ("tui", "lines"),
     ("config",),
     ("settings", "host", "serve"),
     ("doors",),

@@ -400,9 +400,10 @@ class TicTacToeApp(CrashReporting[Series | None]):
             self._record_news = None
 
     async def action_quit(self) -> None:
-        """Leave: every key typed before this has been applied; the score is printed."""
+        """Leave through the table (`q`, the mark dialog's Quit, ctrl+q): every key typed
+        before this has been applied; the score of the series it gives is printed."""
         game = self.game_screen
-        self.exit(game.series if game else None)
+        self.exit((await game.table.leave()).series if game else None)
 
     async def action_help(self) -> None:
         """Open the help; awaited, so that the keys typed after `?` find it on top."""

@@ -15,16 +15,14 @@ import random
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 from tictactoe.core.names import short
 from tictactoe.core.notices import Notice
 from tictactoe.core.series import Intent, Series, SeriesError
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-__all__ = ["LocalTable", "Table", "View"]
+__all__ = ["Leaving", "LocalTable", "Table", "View"]
 
 
 class View(Protocol):
@@ -47,6 +45,16 @@ class View(Protocol):
 
     def set_subtitle(self, text: str) -> None:
         """Say under the title how this screen takes part ("online", "watching")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Leaving:
+    """What the app prints when the person at a table leaves it."""
+
+    series: Series
+    """The series whose score is printed: the one on show."""
+    farewell: str = ""
+    """A sentence said before the score (online: who ended the series)."""
 
 
 class Table(ABC):
@@ -101,9 +109,9 @@ class Table(ABC):
         if self.series.person_choosing is not None:
             self.view.want_mark()
 
-    @abstractmethod
-    def quit(self, app: App[object]) -> None:
-        """The person quits from the mark dialog."""
+    async def leave(self) -> Leaving:
+        """The person leaves (`q`, the mark dialog's Quit, ctrl+q): what the app prints."""
+        return Leaving(self.series)
 
     @abstractmethod
     def invite(self) -> None:
@@ -191,9 +199,6 @@ class LocalTable(Table):
 
     def hinted(self) -> None:
         """Nobody else is at this series to be told."""
-
-    def quit(self, app: App[object]) -> None:
-        app.exit(self.series)
 
     def invite(self) -> None:
         """A series in this process has no invitation."""

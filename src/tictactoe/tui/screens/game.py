@@ -295,10 +295,11 @@ class GameScreen(MinimumSize, Screen[None]):
         if analysis.best_moves:
             self.table.hinted()
 
-    def choose_mark(self, mark: Mark | None) -> None:
-        """The mark dialog's answer: a mark, or None to quit."""
+    async def choose_mark(self, mark: Mark | None) -> None:
+        """The mark dialog's answer: a mark, or None to quit, as `q` does (the app leaves
+        through the table)."""
         if mark is None:
-            self.table.quit(self.app)
+            await self.app.run_action("quit")
         else:
             self.apply(ChooseMark(mark))
 

@@ -1,0 +1,150 @@
+"""A session of the line view: the series at a local table, a line read at a time, the record.
+
+Standard input is read a line at a time by a thread of its own (so that any terminal, pipe or
+console works alike), and each line is handed to the view on the loop, in the order typed. The
+end of input is `q`. Every finished match is handed to the game record, as the full-screen game
+does; the final score is printed as it prints it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import sys
+import threading
+from typing import Final, TextIO
+
+from tictactoe.config import GameConfig
+from tictactoe.core.ai import Level
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.names import DEFAULT_NAMES, clean_name
+from tictactoe.core.series import NameClash, Player, Series
+from tictactoe.lines.view import LineView
+from tictactoe.process import signals_stop, signals_wake
+from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.report import tell_the_end
+from tictactoe.tui.table import LocalTable
+
+__all__ = ["play_lines"]
+
+UNSAVED: Final = 3
+"""The exit status when finished matches could not be saved (as the full-screen game's)."""
+
+_LEVELS: Final = {"e": Level.EASY, "m": Level.MEDIUM, "h": Level.HARD}
+
+
+def play_lines(config: GameConfig, source: TextIO | None = None, out: TextIO | None = None) -> int:
+    """Play line by line on `source` and `out` (standard input and output); the exit status."""
+    if source is None and isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # a byte that is no character is one '?'
+    if out is None and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")  # a name the terminal cannot show
+    session = _Session(config, source or sys.stdin, out or sys.stdout)
+    with signals_stop(session.stop):
+        return asyncio.run(session.run())
+
+
+class _Session:
+    def __init__(self, config: GameConfig, source: TextIO, out: TextIO) -> None:
+        self.config = config
+        self.source = source
+        self.out = out
+        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self.status: int | None = None
+        self.record = GameRecord(config.record_path(), legacy=config.legacy_path())
+        self._recorded = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def stop(self, status: int = 0) -> None:
+        """Leave with `status` (a signal's, or 0 for `q`)."""
+        if self.status is None:
+            self.status = status
+        self.lines.put_nowait(None)
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    async def line(self) -> str | None:
+        """The next line typed, or None at the end of input (or once leaving)."""
+        if self.status is not None:
+            return None
+        return await self.lines.get()
+
+    async def run(self) -> int:
+        self._loop = loop = asyncio.get_running_loop()
+        signals_wake(loop)
+        threading.Thread(target=self._read, name="lines", daemon=True).start()
+        series = await self._series()
+        if series is not None:
+            table = LocalTable(series, computer_delay=self.config.computer_delay)
+            layout = self.config.keys or KeyLayout.NUMPAD
+            view = LineView(table, self.out, layout, self.stop)
+            table.attach(view)
+            table.ends_with(lambda: self.status is not None)
+            view.start(series)
+            while (line := await self.line()) is not None:
+                view.read(line)
+                self._keep(table.series)
+            series = table.series
+            self._keep(series)
+        self.record.finish()
+        tell_the_end(series, "", self.record.unsaved, self.record.path)
+        if self.status:
+            return self.status
+        return UNSAVED if self.record.unsaved else 0
+
+    def _keep(self, series: Series) -> None:
+        """Hand each finished match not handed yet to the record."""
+        for finished in series.finished[self._recorded :]:
+            self.record.queue(MatchRecord.of(series.players, finished))
+            self._recorded += 1
+
+    async def _series(self) -> Series | None:
+        """The series the options name, or the one the person names, line by line."""
+        try:
+            series = self.config.initial_series()
+        except NameClash as clash:
+            self.say(" ".join(clash.args))
+            return None
+        if series is not None:
+            return series
+        typed = await self._ask(f"Player 1's name (Enter: {DEFAULT_NAMES[0]}):")
+        if typed is None:
+            return None
+        first = clean_name(typed, DEFAULT_NAMES[0])
+        while True:
+            against = await self._ask(
+                "Against whom? p: a person here; e, m or h: the computer, easy, medium or hard:"
+            )
+            if against is None:
+                return None
+            against = against.strip().lower()
+            if against in _LEVELS:
+                return Series.new(first, Player.computer(_LEVELS[against]))
+            if against == "p":
+                break
+        while True:
+            typed = await self._ask(f"Player 2's name (Enter: {DEFAULT_NAMES[1]}):")
+            if typed is None:
+                return None
+            try:
+                return Series.new(first, clean_name(typed, DEFAULT_NAMES[1]))
+            except NameClash as clash:
+                self.say(" ".join(clash.args))
+
+    async def _ask(self, question: str) -> str | None:
+        """The line typed after `question`, without its line end; None at the end of input."""
+        self.say(question)
+        line = await self.line()
+        return None if line is None else line.rstrip("\r\n")
+
+    def _read(self) -> None:
+        """Standard input, a line at a time, onto the loop; None at its end."""
+        assert self._loop is not None
+        with contextlib.suppress(OSError, ValueError):
+            for raw in iter(self.source.readline, ""):
+                self._loop.call_soon_threadsafe(self.lines.put_nowait, raw)
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            self._loop.call_soon_threadsafe(self.lines.put_nowait, None)  # the end: as q

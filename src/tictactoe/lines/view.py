@@ -1,0 +1,169 @@
+"""What a table tells the line view, said one sentence a line, and what a person types, read.
+
+Nothing is drawn: no escape sequence, no alternate screen, no cursor moved. Each event is one
+sentence on a line of its own (`tictactoe.core.narration`), and when a person is to act, a
+prompt says so. A line typed is one command (`COMMANDS`): a digit moves, `x` or `o` chooses
+a mark, and so on; what does not apply is answered in one sentence and the prompt comes again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from typing import Final, TextIO
+
+from tictactoe.core.engine import Mark
+from tictactoe.core.keys import KeyLayout
+from tictactoe.core.narration import board, narrate, prompt, score, who
+from tictactoe.core.notices import Notice, hint_notice
+from tictactoe.core.series import (
+    CellTaken,
+    ChooseMark,
+    Intent,
+    NextMatch,
+    Phase,
+    Play,
+    Series,
+    SeriesError,
+    Undo,
+)
+from tictactoe.tui.table import Table
+
+__all__ = ["COMMANDS", "LineView"]
+
+COMMANDS: Final = (
+    "Keys: a digit and Enter takes a cell ({layout}: {rows}). x or o chooses a mark.",
+    "n: next match. u: undo. h: hint. b: the board. s: the score. ?: these keys. q: quit.",
+)
+"""What `?` says: the keys of the line view."""
+
+_KEYS: Final = {"next_match": ("n",), "quit": ("q",)}
+"""The keys that fill a notice's slots here."""
+
+_UNPRINTABLE: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class LineView:
+    """A view of a table's series as lines of text on `out`; `quit` is called on `q`."""
+
+    def __init__(self, table: Table, out: TextIO, layout: KeyLayout, quit: Callable[[], None]):
+        self.table = table
+        self.out = out
+        self.layout = layout
+        self.quit = quit
+        self._shown: Series | None = None
+        self._asked: str | None = None
+
+    # What the table tells (`tictactoe.tui.table.View`).
+
+    def show(self, series: Series, notice: Notice) -> None:
+        before = self._shown
+        self._shown = series
+        if before is not None:
+            self._lines(narrate(before, series, self.layout.key_for))
+        self.say(notice)
+        self.table.next_step()
+        self.ask()
+
+    def say(self, notice: Notice) -> None:
+        if notice:
+            self._lines(str(notice.with_keys(_KEYS)).splitlines())
+
+    def want_mark(self) -> None:
+        self.ask()
+
+    def explain(self, refusal: SeriesError) -> Notice:
+        if isinstance(refusal, CellTaken):
+            return refusal.by_key(self.layout.key_for(refusal.cell))
+        return refusal.notice
+
+    def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
+        return asyncio.get_running_loop().call_later(delay, then).cancel
+
+    def set_subtitle(self, text: str) -> None:
+        """Nothing to put it under: a line view says how it takes part when it starts."""
+
+    # The person's lines.
+
+    def start(self, series: Series) -> None:
+        """Say who plays, and ask the first thing of the person who acts."""
+        self._shown = series
+        self._lines([f"Tic-tac-toe: {who(series, 0)} against {who(series, 1)}."])
+        self._lines(["Type ? and Enter for the keys."])
+        self.table.next_step()
+        self.ask()
+
+    def ask(self) -> None:
+        """Say the prompt when a person is to act, unless it is the last line said."""
+        series = self.table.series
+        asked = prompt(series)
+        if asked is None and series.phase is Phase.OVER:
+            asked = "n and Enter: next match; q and Enter: quit:"
+        if asked is not None and asked != self._asked:
+            self._lines([asked])
+            self._asked = asked
+
+    def read(self, line: str) -> None:
+        """One line the person typed: one command."""
+        command = _UNPRINTABLE.sub("", line).strip().lower()
+        if not command:
+            self._asked = None  # Enter alone: the question again
+            self.ask()
+            return
+        series = self.table.series
+        if command == "q":
+            self.quit()
+            return
+        if command == "?":
+            rows = " ".join(self.layout.keys[row : row + 3] for row in (0, 3, 6))
+            self._lines([text.format(layout=self.layout.value, rows=rows) for text in COMMANDS])
+        elif command == "b":
+            self._lines(board(series, self.layout.key_for))
+        elif command == "s":
+            self._lines([score(series)])
+        elif command == "h":
+            self._hint(series)
+        elif (intent := self._intent(command)) is not None:
+            refusal = self.table.act(intent)
+            if refusal is not None:
+                self.say(self.explain(refusal))
+        else:
+            self._lines(["That is no key here: type ? and Enter for the keys."])
+        self.ask()
+
+    def _intent(self, command: str) -> Intent | None:
+        if command in ("x", "o"):
+            return ChooseMark(Mark(command.upper()))
+        if command == "u":
+            return Undo()
+        if command == "n":
+            return NextMatch()
+        if len(command) == 1 and command in self.layout.keys:
+            return Play(self.layout.cell_for(command))
+        return None
+
+    def _hint(self, series: Series) -> None:
+        refusal = self.table.check_hint()
+        if refusal is None:
+            try:
+                analysis = series.hint()
+            except SeriesError as error:
+                refusal = error
+        if refusal is not None:
+            self.say(refusal.notice)
+            return
+        assert series.match is not None
+        keys = [self.layout.key_for(cell) for cell in analysis.best_moves]
+        best = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
+        if len(keys) == len(series.match.legal_moves()):
+            best = "any free cell"
+        self.say(hint_notice(best, analysis))
+        if analysis.best_moves:
+            self.table.hinted()
+
+    def _lines(self, lines: list[str]) -> None:
+        for line in lines:
+            self.out.write(line + "\n")
+        self.out.flush()
+        self._asked = None  # something was said since the last question

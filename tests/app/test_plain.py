@@ -1,0 +1,129 @@
+"""`tictactoe --plain` as a person at a screen reader uses it: the real command, a line at a time.
+
+Lines typed all at once are type-ahead; the output is read whole. Nothing here is drawn: the
+output must hold no escape sequence at all, and every line must be short enough for one line of
+a braille display.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tictactoe.core.narration import LINE
+from tictactoe.record import GameRecord
+
+pytestmark = pytest.mark.slow  # the game as a real process
+
+HOT_SEAT = ("--player1", "Ada", "--player2", "Bob", "--no-save")
+
+
+def plain(*args: str, typed: str, env: dict[str, str] | None = None) -> tuple[str, int]:
+    """Run `tictactoe --plain ARGS` with `typed` as its input: its output and exit status."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tictactoe", "--plain", *args],
+        input=typed,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
+    assert done.stderr == "", done.stderr
+    return done.stdout, done.returncode
+
+
+def test_a_match_in_sentences_typed_ahead_in_one_go() -> None:
+    said, status = plain(*HOT_SEAT, typed="x\n7\n4\n8\n5\n9\nb\ns\nq\n")
+    lines = said.splitlines()
+    assert "Ada, choose X or O:" in lines
+    assert "Ada (X) takes the top left, 7." in lines
+    assert "Bob (O) takes the left, 4." in lines
+    assert "Ada (X) wins: 7, 8, 9, the top row." in lines
+    assert "Ada (X) 1, Bob (O) 0, draws 0; 1 match played." in lines
+    assert "Final score" in lines and status == 0
+    assert "\x1b" not in said and all(len(line) <= LINE for line in lines)
+
+
+def test_wrong_input_gets_one_sentence_and_the_question_again() -> None:
+    said, _ = plain(*HOT_SEAT, typed="5\nzz\n\xe9\x1b[31m\nx\n5\n5\nq\n")
+    lines = said.splitlines()
+    assert "Moving has to wait: Ada is choosing a mark." in lines
+    assert lines.count("That is no key here: type ? and Enter for the keys.") == 2
+    assert "Ada (X) takes the centre, 5." in lines
+    assert any("is taken" in line for line in lines)  # the second 5: said, not played
+    assert "\x1b" not in said
+
+
+def test_the_computer_s_move_is_announced_the_moment_it_lands() -> None:
+    command = ["--plain", "--player1", "Ada", "--level", "hard", "--delay", "0", "--no-save"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tictactoe", *command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("x\n5\n")
+    process.stdin.flush()
+    said: list[str] = []
+    while not (line := process.stdout.readline()).startswith("Computer (hard) takes the "):
+        assert line, said  # the computer's move is said without another line typed
+        said.append(line)
+    process.stdin.write("q\n")
+    process.stdin.close()
+    assert process.wait(20) == 0
+    assert "Computer (hard) is thinking.\n" in said
+
+
+def test_a_finished_match_is_in_the_record(tmp_path: Path) -> None:
+    path = tmp_path / "record.sqlite3"
+    _, status = plain(
+        *("--player1", "Ada", "--player2", "Bob", "--record", str(path)),
+        typed="x\n7\n4\n8\n5\n9\nq\n",
+    )
+    assert status == 0
+    record = GameRecord(path)
+    totals = {row.player.name: (row.wins, row.losses) for row in record.players(limit=5)}
+    record.close()
+    assert totals == {"Ada": (1, 0), "Bob": (0, 1)}
+
+
+def test_a_dumb_terminal_gets_the_line_view_and_never_an_escape_sequence() -> None:
+    master, slave = pty.openpty()
+    environment = dict(os.environ, TERM="dumb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tictactoe", *HOT_SEAT],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=environment,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    try:
+        os.write(master, b"x\n5\n")
+        deadline = time.monotonic() + 20
+        while b"Ada (X) takes the centre, 5." not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                seen += os.read(master, 65536)
+        os.write(master, b"q\n")
+        assert process.wait(20) == 0
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 65536)
+            except OSError:
+                break
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+    assert b"Ada (X) takes the centre, 5." in seen
+    assert b"\x1b" not in seen, seen
