@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.content import Content
 from textual.css.scalar import Scalar
-from textual.geometry import Size, Spacing
+from textual.geometry import Offset, Size, Spacing
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Button
@@ -146,6 +146,7 @@ class Board(Grid, can_focus=True):
         if changed:
             self.call_after_refresh(self._fit_marks)  # once the cells have their new sizes
         self._fit_marks()
+        self.call_after_refresh(self.place_terminal_cursor)
 
     def _centre_columns(self) -> bool:
         """Give the three columns one odd width, the widest that fits, and centre them in
@@ -183,6 +184,19 @@ class Board(Grid, can_focus=True):
     def watch_cursor(self, cursor: int) -> None:
         for cell in self.cells:
             cell.set_class(cell.cell == cursor, "-cursor")
+        self.place_terminal_cursor()  # with the frame that shows the move of the cursor
+
+    def on_focus(self) -> None:
+        self.call_after_refresh(self.place_terminal_cursor)
+
+    def place_terminal_cursor(self) -> None:
+        """Stand the terminal's own cursor on the cursor cell, while the board has the focus:
+        a magnifier or a braille display follows the terminal's cursor, not a colour."""
+        if self.has_focus and 0 <= self.cursor < 9:
+            region = self.cells[self.cursor].region
+            if region.area:
+                x, y = region.center
+                self.app.cursor_position = Offset(int(x), int(y))
 
     def watch_hints(self, hints: tuple[int, ...]) -> None:
         for cell in self.cells:
