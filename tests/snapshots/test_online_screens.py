@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Input
 
 import tictactoe.tui.app
 from tictactoe.config import GameConfig
@@ -108,6 +109,8 @@ def state(**changes: Any) -> State:
 def test_join_asks_the_code_and_a_name(snap_compare: Any) -> None:
     async def type_them(pilot: Pilot[Any]) -> None:
         await pilot.press(*"k7m4q", "enter", *"Bob")
+        name = pilot.app.screen.query_one("#name", Input)
+        assert pilot.app.focused is name and name.value == "Bob"
 
     app = Showing(lambda: JoinScreen(_nowhere, code=None, name=None))
     assert snap_compare(app, terminal_size=SIZE, run_before=type_them)
@@ -143,6 +146,7 @@ def test_a_seat_is_told_it_is_not_its_turn(snap_compare: Any) -> None:
         assert isinstance(screen, GameScreen) and isinstance(screen.table, SeatTable)
         screen.table.receive(state())
         await pilot.press("7")  # Alice's board, Bob to move
+        assert screen.series == mid_match() and "Bob's turn" in str(screen.notice)
 
     assert snap_compare(Showing(seat(0)), terminal_size=SIZE, run_before=press_out_of_turn)
 
@@ -153,6 +157,7 @@ def test_a_watcher_sees_the_board_read_only(snap_compare: Any) -> None:
         assert isinstance(screen, GameScreen) and isinstance(screen.table, SeatTable)
         screen.table.receive(state(watchers=1))
         await pilot.press("7")
+        assert screen.series == mid_match() and "watching" in str(screen.notice)
 
     assert snap_compare(Showing(seat(None)), terminal_size=SIZE, run_before=press)
 
@@ -163,5 +168,6 @@ def test_the_host_may_end_a_series_whose_friend_has_not_come_back(snap_compare: 
         assert isinstance(screen, GameScreen) and isinstance(screen.table, SeatTable)
         screen.table.receive(state(away=Away(seat=1, name="Bob", seconds_left=0.0), watchers=0))
         await pilot.pause()
+        assert "Bob has not come back" in str(screen.notice)
 
     assert snap_compare(Showing(seat(0)), terminal_size=SIZE, run_before=dropped)
