@@ -26,7 +26,7 @@ from tictactoe.core.series import (
 )
 from tictactoe.tui.app import with_lines
 from tictactoe.tui.screens.game import GameScreen
-from tictactoe.tui.table import Table
+from tictactoe.tui.table import Leaving, Table
 
 SIZE = (100, 32)
 
@@ -39,7 +39,7 @@ class FakeTable(Table):
         self.watching = watching
         self.given: list[Intent] = []
         self.refusal: SeriesError | None = None
-        self.hints = self.quits = self.marks_wanted = 0
+        self.hints = self.leaves = self.marks_wanted = 0
 
     def act(self, intent: Intent) -> SeriesError | None:
         self.given.append(intent)
@@ -52,8 +52,9 @@ class FakeTable(Table):
         if self.series.person_choosing is not None:
             self.marks_wanted += 1
 
-    def quit(self, app: App[object]) -> None:
-        self.quits += 1
+    async def leave(self) -> Leaving:
+        self.leaves += 1
+        return Leaving(self.series)
 
     def invite(self) -> None:
         raise AssertionError("a table that cannot invite is never asked to")
@@ -71,6 +72,11 @@ class AtTheTable(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(GameScreen(self.table, layout=KeyLayout.NUMPAD))
+
+    async def action_quit(self) -> None:
+        """Leave through the table, as the game's app does."""
+        await self.table.leave()
+        self.exit()
 
     @property
     def game(self) -> GameScreen:
@@ -114,7 +120,7 @@ async def test_the_screen_draws_what_the_table_shows_and_says_its_refusals() -> 
         assert table.marks_wanted == 0
 
 
-async def test_a_hint_shown_is_told_to_the_table_and_the_dialog_quit_is_the_tables() -> None:
+async def test_a_hint_shown_is_told_to_the_table_and_the_dialog_quit_leaves_it() -> None:
     table = FakeTable(mid_match())
     app = AtTheTable(table)
     async with app.run_test(size=SIZE) as pilot:
@@ -123,8 +129,8 @@ async def test_a_hint_shown_is_told_to_the_table_and_the_dialog_quit_is_the_tabl
         await pilot.press("h")
         await pilot.pause()
         assert table.hints == 1 and game.board.hints
-        game.choose_mark(None)
-        assert table.quits == 1
+        await game.choose_mark(None)
+        assert table.leaves == 1
 
 
 async def test_a_watchers_table_takes_none_of_the_players_keys() -> None:

@@ -9,7 +9,6 @@ known, and closes them when the session ends (`tictactoe.host.hosting`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,9 +33,6 @@ if TYPE_CHECKING:
     from tictactoe.host.hosting import Hosting
 
 __all__ = ["JoinSetup", "OnlineApp"]
-
-LEAVE_WITHIN = 1.0
-"""Seconds to tell the authority that this seat leaves, before leaving anyway."""
 
 JOIN_WITHIN = 180.0
 """Seconds a friend's game waits for a name before it ends: a door left open with nobody at it
@@ -193,17 +189,18 @@ class OnlineApp(TicTacToeApp):
     # Leaving.
 
     async def action_quit(self) -> None:
-        """Leave the series: it ends for both players (the host's doors close after)."""
-        if not self._ended:
-            self._ended = True
-            game = self.game_screen
-            if self.hosting is None and self.link is not None:
-                with contextlib.suppress(LinkError, TimeoutError):
-                    await asyncio.wait_for(self.link.leave(), LEAVE_WITHIN)
-            watching = self.seat is not None and self.seat.watching
-            if game is not None:
-                self.farewell = "You stopped watching." if watching else "You ended the series."
-        await super().action_quit()
+        """Leave the series through this seat's table: it ends for both players (the host's
+        doors close after); the table says what is printed. Before there is a series, there
+        is nothing to leave: the link closes after the app (`close_link`)."""
+        if self._ended:
+            return  # the series has ended already: its farewell stands
+        self._ended = True
+        if self.seat is None:
+            self.exit(None)
+            return
+        leaving = await self.seat.leave()
+        self.farewell = leaving.farewell
+        self.exit(leaving.series)
 
     def report_crash(self, details: Sequence[RenderableType]) -> None:
         """A friend's game runs on the host's machine: its details go to the host's log, and

@@ -11,9 +11,10 @@ long a refusal stays on show is its screen's timer (`View.after`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final, Protocol
 
 from tictactoe.core.notices import Notice
 from tictactoe.core.seats import act, away_notice, check_hint, chooses_now
@@ -29,16 +30,16 @@ from tictactoe.online.protocol import (
     State,
     Welcome,
 )
-from tictactoe.tui.table import Table
-
-if TYPE_CHECKING:
-    from textual.app import App
+from tictactoe.tui.table import Leaving, Table
 
 __all__ = ["REFUSAL_SHOWN", "SeatLink", "SeatTable"]
 
 REFUSAL_SHOWN: Final = 2.0
 """Seconds a refusal stays on a seat's status line before the count of a dropped link's grace,
 as the authority sends it, takes its place again."""
+
+LEAVE_WITHIN: Final = 1.0
+"""Seconds to tell the authority that this seat leaves, before leaving anyway."""
 
 
 class SeatLink(Protocol):
@@ -218,9 +219,15 @@ class SeatTable(Table):
         if chooses_now(self.series, self.seat, away=self._away_name):
             self.view.want_mark()
 
-    def quit(self, app: App[object]) -> None:
-        """The dialog's Quit leaves the series, as `q` does."""
-        app.call_later(app.action_quit)
+    async def leave(self) -> Leaving:
+        """Leave the series: a seat ends it for both, a watcher just goes. The host's seat (the
+        one that invites) says nothing on its link: its doors close after the app, telling
+        everyone why (`OnlineApp.close_link`)."""
+        if self._invite is None:
+            with contextlib.suppress(LinkError, TimeoutError):
+                await asyncio.wait_for(self.link.leave(), LEAVE_WITHIN)
+        said = "You stopped watching." if self.watching else "You ended the series."
+        return Leaving(self.series, said)
 
     def invite(self) -> None:
         if self._invite is not None:
