@@ -243,11 +243,11 @@ class TicTacToeApp(CrashReporting[Series | None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Show a notification, unless the very same one is on show still: a refused key
-        pressed seven times gives one toast, not seven piled over the game."""
+        """Show a notification unless the very same one is on show: Textual's does not
+        de-duplicate, and a refused key pressed seven times would pile seven toasts."""
         timeout = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
         now = time.monotonic()
-        with self._notified_lock:  # (Textual's notify may be called from any thread)
+        with self._notified_lock:  # Textual's notify is thread-safe: this override stays so
             self._notified = {key: until for key, until in self._notified.items() if until > now}
             key = (message, title, severity)
             if key in self._notified:
@@ -297,10 +297,9 @@ class TicTacToeApp(CrashReporting[Series | None]):
         return_code: int = 0,
         message: RenderableType | None = None,
     ) -> None:
-        """End the session; every finished match of `result` is recorded first.
-
-        Matches that could not be saved earlier get one more try here.
-        """
+        """End the session; every finished match of `result` is recorded first (and those
+        not saved earlier get one more try): every way out (q, ctrl+q, the dialog's
+        Quit, a signal) comes through here, and the score printed is the score saved."""
         self._leaving = True
         if isinstance(result, Series):  # (test tools exit with other results)
             self.series = result
@@ -310,17 +309,17 @@ class TicTacToeApp(CrashReporting[Series | None]):
         super().exit(result, return_code, message)
 
     async def on_event(self, event: events.Event) -> None:
-        """Once the session is ending (`q`, the dialog's Quit, a signal), input still on its
-        way changes nothing: the score printed is the score shown, and no key looks for the
-        screens that are being closed."""
+        """Once the session is ending, input still on its way changes nothing: Textual
+        still delivers it after `exit` (to screens being closed), and the score printed is
+        the score shown."""
         if self._leaving and isinstance(event, events.InputEvent):
             return
         await super().on_event(event)
 
     def is_expected_error(self, error: Exception) -> bool:
-        """A widget that looks for its parts while a signal is tearing the screens down
-        (Textual's `Header` among them) finds them gone: that ends nothing that was not
-        ending already, and the signal's status stands. Anything else is a real error."""
+        """`NoMatches` while a signal tears the screens down is expected: a widget being
+        torn down (Textual's `Header` among them) looks for parts already gone, and the
+        signal's status stands. Anything else is a real error."""
         return isinstance(error, NoMatches) and self._leaving and (self.return_code or 0) >= 128
 
     @property
