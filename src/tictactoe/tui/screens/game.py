@@ -66,11 +66,6 @@ KEY_WORDS: Final = {"next_match": ("n", "Enter"), "quit": ("q",)}
 `n` and Enter (once a match is over) start the next match, `q` quits."""
 
 
-def _match_over(series: Series) -> bool:
-    """Whether the match on show is over, so that the next one may begin."""
-    return series.match is not None and series.match.is_over
-
-
 class GameScreen(MinimumSize, Screen[None]):
     """Shows the series of its `Table`; the board and scoreboard render it."""
 
@@ -253,7 +248,7 @@ class GameScreen(MinimumSize, Screen[None]):
         and they do nothing (a digit or a mark still says that this screen is watching); `i`
         is the host's, online."""
         offered = parameters != (False,)
-        if action == "next_match" and offered and not _match_over(self.series):
+        if action == "next_match" and offered and self.series.phase is not Phase.OVER:
             return False
         if action in ("undo", "hint") and offered and self.series.phase is not Phase.PLAYING:
             return False
