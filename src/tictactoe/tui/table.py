@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from tictactoe.core.names import short
 from tictactoe.core.notices import Notice
 from tictactoe.core.series import Intent, Series, SeriesError
 
@@ -190,11 +189,7 @@ class LocalTable(Table):
             step = self.series.computer_step(self.rng)
         except SeriesError:
             return  # an undo got there first: nothing is due any more
-        notice = Notice()
-        if step.mark is not None:
-            chooser = step.series.players[step.series.chooser]
-            notice = Notice.of(f"{short(chooser.name)} chose {step.mark}.")
-        self.show(step.series, notice)
+        self.show(step.series, step.notice)
         self._play_kept()
 
     def hinted(self) -> None:
