@@ -17,7 +17,7 @@ from typing import Final
 
 from tictactoe.core.engine import LINES, Mark
 from tictactoe.core.labels import side_by_side
-from tictactoe.core.series import Phase, Series
+from tictactoe.core.series import CHOOSING, THINKING, TO_MOVE, Phase, Series
 
 __all__ = ["LINE", "KeyFor", "board", "cell_words", "narrate", "prompt", "score", "who"]
 
@@ -86,7 +86,7 @@ def _turn(series: Series, key_for: KeyFor) -> str:
     if match is None:
         chooser = series.players[series.chooser]
         if chooser.level is not None:
-            return f"{who(series, series.chooser)} is choosing a mark."
+            return CHOOSING.format(who(series, series.chooser)) + "."
         return f"{who(series, series.chooser)} chooses a mark."
     if match.winner is not None:
         assert match.winning_line is not None and series.marks is not None
@@ -98,8 +98,8 @@ def _turn(series: Series, key_for: KeyFor) -> str:
     mover = series.to_move
     assert mover is not None
     if series.players[mover].level is not None:
-        return f"{who(series, mover)} is thinking."
-    return f"{who(series, mover)} to move."
+        return THINKING.format(who(series, mover)) + "."
+    return TO_MOVE.format(who(series, mover)) + "."
 
 
 def narrate(before: Series, after: Series, key_for: KeyFor) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Final
 from tictactoe.core.labels import side_by_side
 from tictactoe.core.names import NAME_WIDTH
 from tictactoe.core.notices import Notice, Phrase
-from tictactoe.core.series import CHOOSING, THINKING, Series
+from tictactoe.core.series import CHOOSING, THINKING, TO_MOVE, Series
 
 __all__ = ["NAME_WIDTHS", "state_notice"]
 
@@ -49,5 +49,5 @@ def state_notice(series: Series) -> Notice:
     if actor is None:
         return Notice.of("It's a draw.") + _AFTER_A_MATCH
     if series.players[actor].is_computer:
-        return Notice.of(_named(THINKING, series, actor))
-    return Notice.of(_named(f"{{}} ({match.to_move}) to move", series, actor))
+        return Notice.of(_named(THINKING + "…", series, actor))
+    return Notice.of(_named(TO_MOVE.format(f"{{}} ({match.to_move})"), series, actor))

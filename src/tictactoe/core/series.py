@@ -24,6 +24,7 @@ __all__ = [
     "COMPUTER_NAME",
     "DEFAULT_NAMES",
     "THINKING",
+    "TO_MOVE",
     "CellTaken",
     "ChooseMark",
     "ComputerStep",
@@ -49,8 +50,10 @@ COMPUTER_NAME: Final = "Computer"
 
 CHOOSING: Final = "{} is choosing a mark"
 """The chooser (its name in the braces) is to pick a mark: the state, and why others wait."""
-THINKING: Final = "{} is thinking…"
+THINKING: Final = "{} is thinking"
 """The computer (its name in the braces) is to move: the state, and why others wait."""
+TO_MOVE: Final = "{} to move"
+"""A person (named in the braces, with the mark) is to move."""
 _NO_UNDO_YET: Final = ("There is no move to take back:", "Nothing to undo:")
 
 
@@ -465,7 +468,7 @@ class Series:
             raise MatchOver
         actor = self.players[self.player_with(self.match.to_move)]
         if actor.is_computer:
-            raise SeriesError("Wait:", THINKING.format(short(actor.name)))
+            raise SeriesError("Wait:", THINKING.format(short(actor.name)) + "…")
 
     def _start(self, mark: Mark, rng: random.Random | None) -> Series:
         marks = (mark, mark.other) if self.chooser == 0 else (mark.other, mark)
