@@ -12,7 +12,7 @@ from rich.cells import cell_len
 
 from tictactoe.core.ai import Level, analyse
 from tictactoe.core.engine import GameState, Mark
-from tictactoe.core.notices import Notice, Phrase, hint_notice
+from tictactoe.core.notices import Notice, Phrase, best_keys, hint_notice
 from tictactoe.core.sayings import state_notice
 from tictactoe.core.seats import act, check_hint
 from tictactoe.core.series import (
@@ -117,3 +117,9 @@ def test_a_hint_says_where_best_play_leads_and_has_a_shorter_wording() -> None:
     hint = hint_notice("3", won)
     assert str(hint) == "Hint: 3. X wins with best play."
     assert hint.phrases[-1].wordings[-1] == "Best play: X wins."
+
+
+def test_a_hints_best_cells_are_said_by_their_keys_or_as_any_free_cell() -> None:
+    assert best_keys(["5"], every_free=False) == "5"
+    assert best_keys(["1", "3", "7"], every_free=False) == "1, 3 or 7"
+    assert best_keys(["1", "3"], every_free=True) == "any free cell"

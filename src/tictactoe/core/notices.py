@@ -19,7 +19,7 @@ from typing import Final
 
 from tictactoe.core.ai import Analysis
 
-__all__ = ["JOINERS", "SLOTS", "Notice", "Phrase", "hint_notice"]
+__all__ = ["JOINERS", "SLOTS", "Notice", "Phrase", "best_keys", "hint_notice"]
 
 JOINERS: Final = (" ", "\n", " · ")
 """What may join a phrase to the one before: a space, a new line, or the dot between key hints."""
@@ -107,6 +107,14 @@ class Notice:
             + (phrase.with_keys((f"<{phrase.slot}>",)) if phrase.slot else phrase).wordings[0]
             for index, phrase in enumerate(self.phrases)
         )
+
+
+def best_keys(keys: Sequence[str], *, every_free: bool) -> str:
+    """The best cells of a hint, by the `keys` that take them ("5", "1, 3 or 7"), or "any free
+    cell" when they are `every_free` cell."""
+    if every_free:
+        return "any free cell"
+    return keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
 
 
 def hint_notice(best: str, analysis: Analysis) -> Notice:

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from tictactoe.core.notices import Notice
+from tictactoe.core.notices import Notice, best_keys, hint_notice
 from tictactoe.core.series import Intent, Series, SeriesError
 
-__all__ = ["Leaving", "LocalTable", "Table", "View"]
+__all__ = ["Hint", "Leaving", "LocalTable", "Table", "View"]
 
 
 class View(Protocol):
@@ -54,6 +54,16 @@ class Leaving:
     """The series whose score is printed: the one on show."""
     farewell: str = ""
     """A sentence said before the score (online: who ended the series)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A hint for the person to move."""
+
+    cells: tuple[int, ...]
+    """The best cells, to mark on a board."""
+    notice: Notice
+    """What the hint says: the best cells by their keys, and where best play leads."""
 
 
 class Table(ABC):
@@ -94,6 +104,22 @@ class Table(ABC):
     def refused(self, notice: Notice) -> None:
         """Say why an intent was refused."""
         self.view.say(notice)
+
+    def hint(self, key_for: Callable[[int], str]) -> Hint:
+        """A hint for the person to move, each cell named by the key that takes it at the
+        screen (`key_for`); the others at the series are told (`hinted`). Raises
+        `SeriesError` saying why there is none now."""
+        refusal = self.check_hint()
+        if refusal is not None:
+            raise refusal
+        analysis = self.series.hint()
+        match = self.series.match
+        assert match is not None
+        keys = [key_for(cell) for cell in analysis.best_moves]
+        best = best_keys(keys, every_free=len(keys) == len(match.legal_moves()))
+        if analysis.best_moves:
+            self.hinted()
+        return Hint(analysis.best_moves, hint_notice(best, analysis))
 
     def check_hint(self) -> SeriesError | None:
         """Why no hint may be asked for now, beyond what the series says itself."""

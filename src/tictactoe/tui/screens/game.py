@@ -23,7 +23,7 @@ from textual.widgets import Footer, Header
 
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
-from tictactoe.core.notices import Notice, hint_notice
+from tictactoe.core.notices import Notice
 from tictactoe.core.series import (
     CellTaken,
     ChooseMark,
@@ -268,27 +268,15 @@ class GameScreen(MinimumSize, Screen[None]):
         self.apply(NextMatch())
 
     def action_hint(self, offered: bool = True) -> None:
-        """Mark the best cells for the player to move and say where best play leads
-        (`offered` is False for `h` pressed when no match is played: the core says why not)."""
-        series = self.series
-        refusal = self.table.check_hint()
-        if refusal is None:
-            try:
-                analysis = series.hint()
-            except SeriesError as error:
-                refusal = error
-        if refusal is not None:
+        """Mark the best cells for the player to move, and say the table's hint (`offered` is
+        False for `h` pressed when no match is played: the core says why not)."""
+        try:
+            hint = self.table.hint(self.key_layout.key_for)
+        except SeriesError as refusal:
             self.notice = refusal.notice
             return
-        assert series.match is not None
-        keys = [self.key_layout.key_for(cell) for cell in analysis.best_moves]
-        best = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
-        if len(keys) == len(series.match.legal_moves()):
-            best = "any free cell"
-        self.board.hints = analysis.best_moves
-        self.notice = hint_notice(best, analysis)
-        if analysis.best_moves:
-            self.table.hinted()
+        self.board.hints = hint.cells
+        self.notice = hint.notice
 
     async def choose_mark(self, mark: Mark | None) -> None:
         """The mark dialog's answer: a mark, or None to quit, as `q` does (the app leaves
