@@ -59,3 +59,22 @@ async def test_a_key_for_the_game_while_help_or_the_record_is_open_says_why(
         assert any("press Escape to close" in toast for toast in ui.toasts())
         await ui.press("escape", "5")
         assert ui.cell(4).mark is Mark.X
+
+
+@pytest.mark.parametrize("opener", ["question_mark", "s"])
+async def test_the_keys_that_move_within_help_or_the_record_say_nothing(
+    start: Start, opener: str
+) -> None:
+    async with start(**HOT_SEAT, notifications=True) as ui:
+        await ui.press("x", opener, "down", "pagedown", "end", "up", "home", "tab", "shift+tab")
+        await ui.pilot.pause()
+        assert ui.toasts() == []
+
+
+async def test_the_keys_that_move_between_the_mark_buttons_say_nothing(start: Start) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("right", "left", "tab", "shift+tab")
+        assert isinstance(ui.app.screen, MarkChoiceScreen)
+        assert "press X or O" not in ui.top_text("#notice")
+        await ui.press("5")
+        assert "press X or O" in ui.top_text("#notice")

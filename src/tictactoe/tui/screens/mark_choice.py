@@ -18,11 +18,6 @@ from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall, too_small
 
 __all__ = ["MarkChoiceScreen"]
 
-_PASSING_KEYS: Final = frozenset(
-    {"tab", "shift+tab", "left", "right", "enter", "space", "ctrl+q", "ctrl+p"}
-)
-"""Keys that move between the buttons, press one, or that the app answers anywhere."""
-
 QUESTION_WIDTH: Final = 38
 """Cells the question may take: the name is shortened so that the sentence stays whole."""
 
@@ -97,8 +92,9 @@ class MarkChoiceScreen(MinimumSize, ModalScreen[Mark | None]):
             self.dismiss(answer)
 
     def on_key(self, event: events.Key) -> None:
-        """A key that is not the dialog's: say why it does nothing yet."""
-        if event.key not in _PASSING_KEYS and not too_small(self):
+        """A key that nothing here answers (no binding of a button, the dialog or the app):
+        say why it does nothing yet."""
+        if event.key not in self.active_bindings and not too_small(self):
             self.query_one("#notice", Static).update(REMINDER)
 
     def on_click(self, event: events.Click) -> None:
