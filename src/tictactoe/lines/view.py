@@ -16,7 +16,7 @@ from typing import Final, TextIO
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.narration import board, narrate, prompt, score, who
-from tictactoe.core.notices import Notice, hint_notice
+from tictactoe.core.notices import Notice
 from tictactoe.core.series import (
     CellTaken,
     ChooseMark,
@@ -123,7 +123,7 @@ class LineView:
         elif command == "s":
             self._lines([score(series)])
         elif command == "h":
-            self._hint(series)
+            self._hint()
         elif (intent := self._intent(command)) is not None:
             refusal = self.table.act(intent)
             if refusal is not None:
@@ -143,24 +143,13 @@ class LineView:
             return Play(self.layout.cell_for(command))
         return None
 
-    def _hint(self, series: Series) -> None:
-        refusal = self.table.check_hint()
-        if refusal is None:
-            try:
-                analysis = series.hint()
-            except SeriesError as error:
-                refusal = error
-        if refusal is not None:
+    def _hint(self) -> None:
+        try:
+            hint = self.table.hint(self.layout.key_for)
+        except SeriesError as refusal:
             self.say(refusal.notice)
             return
-        assert series.match is not None
-        keys = [self.layout.key_for(cell) for cell in analysis.best_moves]
-        best = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
-        if len(keys) == len(series.match.legal_moves()):
-            best = "any free cell"
-        self.say(hint_notice(best, analysis))
-        if analysis.best_moves:
-            self.table.hinted()
+        self.say(hint.notice)
 
     def _lines(self, lines: list[str]) -> None:
         for line in lines:
