@@ -370,6 +370,22 @@ async def test_a_replay_opened_and_stepped_in_one_burst(start: Start, tmp_path: 
         assert marked_line(ui) == "▶ 2. Bob O top-left"
 
 
+async def test_a_row_moved_to_and_opened_in_one_burst_is_the_row_moved_to(
+    start: Start, tmp_path: Path
+) -> None:
+    """The table's cursor keys and Enter are read in the order typed: ↓ lands before Enter."""
+    async with start(
+        **HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1), match(BOB, ADA, ADA_WINS, 2))
+    ) as ui:
+        await ui.burst("x", "s", "m", "down", "enter")
+        assert screen(ui).tabs.active == "replay"
+        shown = replay(ui).match
+        assert shown is not None and shown.moves == DRAW, "the older match, one row down"
+        await ui.burst("escape", "up", "enter")
+        shown = replay(ui).match
+        assert shown is not None and shown.moves == ADA_WINS, "the newer, back at the top"
+
+
 @pytest.mark.parametrize("kept", ["in memory", "in a file"])
 async def test_the_record_opened_right_after_a_match_shows_it_on_every_tab(
     start: Start, tmp_path: Path, kept: str
