@@ -302,6 +302,11 @@ def number(pattern: str, text: str) -> int | None:
 # The run.
 
 
+ON_THE_WAY: Final = 20 * CHORES_AFTER
+"""How long after its end a match may still be on its way to the record, in the fuzz test's
+eyes: it is handed over `CHORES_AFTER` later, by a timer that a busy machine (two test workers
+on two cores) may run late."""
+
 class FuzzFailure(AssertionError):
     """An invariant broke; the message names the seed, the input and the inputs before it."""
 
@@ -733,7 +738,7 @@ class _Run:
             record = recorded.get(player)
             got.append((record.wins, record.losses, record.draws) if record else (0, 0, 0))
         now = time.monotonic()
-        on_the_way = sum(1 for at in self.finished_at.values() if now - at < 2 * CHORES_AFTER)
+        on_the_way = sum(1 for at in self.finished_at.values() if now - at < ON_THE_WAY)
         finished = series.finished
         for handed in range(len(finished), len(finished) - on_the_way - 1, -1):
             winners = Counter(match.winner for match in finished[:handed])
