@@ -83,3 +83,17 @@ async def test_every_mark_and_digit_is_centred_in_its_cell(
         for cell in ui.game.board.cells:
             left, right = margins(inside(cell))
             assert left == right, (size, cell.cell, inside(cell))
+
+
+@pytest.mark.parametrize("size", [(51, 28), (60, 20), (50, 16), (81, 24)])
+async def test_after_a_resize_every_mark_is_drawn_for_the_smallest_cell(
+    start: Start, size: tuple[int, int]
+) -> None:
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "5", "7")
+        await ui.pilot.resize_terminal(*size)
+        for _ in range(3):
+            await ui.pilot.pause()
+        rooms = [cell.own_room for cell in ui.game.board.cells]
+        smallest = Size(min(r.width for r in rooms), min(r.height for r in rooms))
+        assert {cell.art_room for cell in ui.game.board.cells} == {smallest}

@@ -45,3 +45,10 @@ async def test_random_input_never_breaks_the_board_or_the_score(name: str) -> No
                 assert report.during_pause > 0
         return
     pytest.fail(message, pytrace=False)  # outside the except: no chained traceback
+
+
+async def test_seed_22_a_resize_after_a_burst_leaves_no_mark_drawn_for_an_empty_room() -> None:
+    """Found by the fuzz test (seed 22, after 163 inputs: a burst, then a resize to 51x28): the
+    cells drew their marks for a room 0 cells wide once the board's columns had changed, as a
+    cell's new size came after the board's own resize. Replayed as it was found."""
+    await fuzz(22, 170, CONFIGS["hot seat"])

@@ -83,6 +83,13 @@ class Cell(Button, can_focus=False):
     def watch_art_room(self) -> None:
         self._relabel()
 
+    def on_resize(self) -> None:
+        """The board's columns changed this cell's room (after the board's own resize, in a
+        later layout): the board draws every mark for the smallest room again."""
+        board = self.parent
+        if isinstance(board, Board):
+            board.fit_marks()
+
     def _relabel(self) -> None:
         if self.mark is None:
             self.label = Content(self.key)
@@ -138,14 +145,11 @@ class Board(Grid, can_focus=True):
         have their new sizes by now.) A board too low for a cell's border above and below
         its mark (the replay's, in a small terminal) is `-flat`: app.tcss keeps one border
         line a cell, and every mark shows."""
-        changed = self._centre_columns()
+        self._centre_columns()
         flat = min(cell.outer_size.height for cell in self.cells) < FULL_HEIGHT
         if flat != self.has_class("-flat"):
             self.set_class(flat, "-flat")
-            changed = True
-        if changed:
-            self.call_after_refresh(self._fit_marks)  # once the cells have their new sizes
-        self._fit_marks()
+        self.fit_marks()  # and again as each cell has its new size (`Cell.on_resize`)
         self.call_after_refresh(self.place_terminal_cursor)
 
     def _centre_columns(self) -> bool:
@@ -169,7 +173,8 @@ class Board(Grid, can_focus=True):
         self.styles.padding = padding
         return True
 
-    def _fit_marks(self) -> None:
+    def fit_marks(self) -> None:
+        """Every mark drawn for the room of the smallest cell."""
         rooms = [cell.own_room for cell in self.cells]
         room = Size(min(room.width for room in rooms), min(room.height for room in rooms))
         for cell in self.cells:
