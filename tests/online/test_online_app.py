@@ -194,6 +194,15 @@ async def test_a_friend_joins_gives_a_name_and_is_refused_out_of_turn(
         await hosting.stop("The test is over.")
 
 
+async def test_q_on_the_invitation_ends_the_hosting(hosted: OnlineApp) -> None:
+    async with hosted.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(hosted.screen, InvitationScreen))
+        await pilot.press("q")
+        await settle(pilot, lambda: hosted.return_code is not None)
+    assert hosted.return_code == 0
+    await hosted.close_link()
+
+
 async def test_q_on_the_host_ends_the_series_for_everyone_in_a_sentence(
     hosted: OnlineApp,
 ) -> None:

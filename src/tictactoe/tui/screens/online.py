@@ -31,8 +31,9 @@ __all__ = ["InvitationScreen", "JoinScreen"]
 class InvitationScreen(MinimumSize, Screen[None]):
     """The host's screen until a friend joins (and on `i` later): the lines to pass on."""
 
+    # Nothing here takes the focus: every key comes to the screen itself, in the order typed.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "app.quit", "Quit", priority=True),
+        Binding("q", "app.quit", "Quit"),
         Binding("escape", "close", "Back to the board", show=False),
         Binding("c", "copy", "Copy the first line"),
         Binding("question_mark,f1", "app.help", "Help", key_display="?"),
@@ -95,6 +96,7 @@ class JoinScreen(MinimumSize, Screen[bool]):
     arrive, so a code, Enter and a name typed in one burst each land in their own field.
     """
 
+    # Priority: they move the focus as they arrive (see above).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,ctrl+j", "enter", "Join", key_display="enter", priority=True),
         Binding("tab", "app.focus_next", show=False, priority=True),
