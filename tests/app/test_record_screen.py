@@ -527,6 +527,15 @@ async def test_the_full_names_are_one_key_away(start: Start, tmp_path: Path) -> 
         assert screen(ui).tabs.active == "replay"
 
 
+async def test_keys_typed_right_after_closing_the_details_are_the_records(
+    start: Start, tmp_path: Path
+) -> None:
+    async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, ADA_WINS, 1))) as ui:
+        await ui.burst("x", "s", "i", "escape", "m", "enter")
+        assert isinstance(ui.app.screen, RecordScreen)
+        assert screen(ui).tabs.active == "replay", "m showed the matches, Enter opened one"
+
+
 _MOVE_LINE = re.compile(rf"(▶ | {{2}})(Start: [XO] to move|\d\. .+ [XO] ({'|'.join(CELL_NAMES)}))")
 """A whole line of the replay's move list: the marker, then the start or a move."""
 

@@ -93,6 +93,7 @@ class TicTacToeApp(CrashReporting[Series | None]):
         (MIN_HEIGHT, "-short"),
         (28, "-tall"),
     ]
+    # ctrl+q is priority as in Textual's own App: it quits whatever has the focus.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
         Binding("f1", "help", "Help", show=False),

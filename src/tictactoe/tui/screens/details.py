@@ -21,6 +21,7 @@ class DetailsScreen(InfoScreen):
     text: shown literally, wrapped, never cut). Escape, q, i or Enter closes it."""
 
     WHAT = "the details"
+    # Priority: the keys typed after the closing one are the record's, in order.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,i,enter", "close", "Close", key_display="esc", priority=True),
     ]

@@ -69,6 +69,8 @@ KEY_WORDS: Final = {"next_match": ("n", "Enter"), "quit": ("q",)}
 class GameScreen(MinimumSize, Screen[None]):
     """Shows the series of its `Table`; the board and scoreboard render it."""
 
+    # All priority, for the order typed: any key may change the screen (x, n, s, ?, q), and
+    # a key left to the focused cell would be overtaken by a later priority one (test_bursts).
     BINDINGS: ClassVar[list[BindingType]] = [
         # u and h are offered during play, n once a match is over; at other times each still
         # answers, with the core's reason.

@@ -23,6 +23,7 @@ class HelpScreen(InfoScreen):
     (a priority binding), so the keys typed after it are the game's."""
 
     WHAT = "the help"
+    # Priority: the keys typed after the closing one are the game's, in order.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close", priority=True),
     ]

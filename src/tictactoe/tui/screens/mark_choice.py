@@ -39,6 +39,7 @@ class MarkChoiceScreen(MinimumSize, ModalScreen[Mark | None]):
     under it.
     """
 
+    # Priority: each answers or opens a screen, and the keys typed after it go there, in order.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "choose('X')", "Take X", priority=True),
         Binding("o", "choose('O')", "Take O", priority=True),

@@ -57,8 +57,9 @@ class FriendOnline(NamedTuple):
 class OwnKeys(_WidgetMixin):
     """A widget whose own key bindings act on itself, for every key that reached it.
 
-    Textual resolves bindings against whatever has the focus when a key is handled,
-    which, for keys typed ahead of a Tab, is already the next field.
+    Textual resolves a widget's bindings against whatever has the focus when the key is
+    handled, which, for keys typed ahead of a Tab, is already the next field: without this,
+    ctrl+u typed before Tab empties the next field (test_names_typed_ahead_across_both_fields).
     """
 
     async def on_key(self, event: events.Key) -> None:
@@ -91,6 +92,8 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
     """Collects the players; dismisses with a new `Series` once the names are valid, or
     with `FriendOnline` to host a series for a friend on another machine."""
 
+    # Priority: each moves the focus or leaves the screen as it arrives, so the keys typed
+    # after it reach the next field, or the game (test_bursts, test_new_game).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start", priority=True),
         # Enter typed before the game took the terminal over arrives as a newline: Ctrl+J.

@@ -86,6 +86,8 @@ class RecordScreen(InfoScreen):
     WHAT = "the record"
     AUTO_FOCUS = "#players-table"
     """Focused as the screen is made, so the table is drawn once, focused, not twice."""
+    # All priority, for the order typed: a tab's key, Enter and Escape change what takes the
+    # keys, so ↓ left to the table would be overtaken by the Enter after it (test_record_screen).
     BINDINGS: ClassVar[list[BindingType]] = [
         # Shown while a replay is on; otherwise they give way to the ones below.
         Binding("left", "step(-1)", "Back", key_display="←", priority=True),
