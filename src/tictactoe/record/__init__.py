@@ -26,16 +26,41 @@ the file's sake, and it imports nothing from Textual. How players and results re
 in words is `tictactoe.core.labels`.
 """
 
-from tictactoe.record.match import MatchRecord
+import importlib
+from typing import TYPE_CHECKING, Any, Final
+
 from tictactoe.record.paths import (
     RECORD_NAME,
     default_legacy_path,
     default_record_path,
     path_problem,
 )
-from tictactoe.record.queries import HeadToHead, PlayerSort, PlayerTotals
-from tictactoe.record.schema import MIGRATIONS, SCHEMA_VERSION
-from tictactoe.record.store import GameRecord
+
+if TYPE_CHECKING:
+    from tictactoe.record.match import MatchRecord
+    from tictactoe.record.queries import HeadToHead, PlayerSort, PlayerTotals
+    from tictactoe.record.schema import MIGRATIONS, SCHEMA_VERSION
+    from tictactoe.record.store import GameRecord
+
+_LOADED_WHEN_USED: Final = {
+    "GameRecord": "store",
+    "HeadToHead": "queries",
+    "MatchRecord": "match",
+    "MIGRATIONS": "schema",
+    "PlayerSort": "queries",
+    "PlayerTotals": "queries",
+    "SCHEMA_VERSION": "schema",
+}
+"""Names whose modules bring SQLite: loaded when first used, so that the paths, which the game
+reads at start, come without them."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LOADED_WHEN_USED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
 
 __all__ = [
     "MIGRATIONS",
