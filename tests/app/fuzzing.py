@@ -307,6 +307,7 @@ ON_THE_WAY: Final = 20 * CHORES_AFTER
 eyes: it is handed over `CHORES_AFTER` later, by a timer that a busy machine (two test workers
 on two cores) may run late."""
 
+
 class FuzzFailure(AssertionError):
     """An invariant broke; the message names the seed, the input and the inputs before it."""
 
