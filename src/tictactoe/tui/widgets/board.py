@@ -149,7 +149,8 @@ class Board(Grid, can_focus=True):
         flat = min(cell.outer_size.height for cell in self.cells) < FULL_HEIGHT
         if flat != self.has_class("-flat"):
             self.set_class(flat, "-flat")
-        self.fit_marks()  # and again as each cell has its new size (`Cell.on_resize`)
+        self.fit_marks()  # and again once the cells have their new sizes (after this
+        self.call_after_refresh(self.fit_marks)  # refresh, or as each is resized: `Cell`)
         self.call_after_refresh(self.place_terminal_cursor)
 
     def _centre_columns(self) -> bool:
