@@ -87,7 +87,8 @@ async def test_moves_typed_while_the_computer_thinks_are_played_after_its_reply(
     start: Start,
 ) -> None:
     """x 5 7 in one burst: 5, the computer's reply, then 7 (or the reason it cannot be)."""
-    async with start(player1="Ada", level=Level.EASY, computer_delay=0.3) as ui:
+    # The pause outlasts the burst's handling on a busy machine: the reply comes after it.
+    async with start(player1="Ada", level=Level.EASY, computer_delay=2.0) as ui:
         await ui.burst("x", "5", "7")
         assert history(ui) == ["1. Ada X centre"]
         await until(ui, lambda: len(history(ui)) == 3 or "taken" in status(ui))
@@ -105,7 +106,8 @@ async def test_a_burst_during_the_computers_pause_acts_in_order_after_its_reply(
     start: Start,
 ) -> None:
     """1 waits for the reply; u, typed after it, waits for 1 (and so for the reply after 1)."""
-    async with start(player1="Ada", level=Level.HARD, computer_delay=0.3) as ui:
+    # The pause outlasts the burst's handling on a busy machine: the reply comes after it.
+    async with start(player1="Ada", level=Level.HARD, computer_delay=2.0) as ui:
         await ui.burst("x", "5", "1", "u")
         assert history(ui) == ["1. Ada X centre"]
         await until(ui, lambda: not ui.series.awaits_computer and len(history(ui)) in (0, 2))
