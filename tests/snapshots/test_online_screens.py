@@ -20,12 +20,13 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 import tictactoe.tui.app
+from online.test_online_app import Nowhere  # a link to no authority
 from tictactoe.config import GameConfig
 from tictactoe.core.engine import Mark
 from tictactoe.core.notices import Notice
-from tictactoe.core.series import ChooseMark, Intent, Play, Series
+from tictactoe.core.series import ChooseMark, Play, Series
 from tictactoe.host.invitation import Invitation
-from tictactoe.online.protocol import Away, Ended, Refused, State, Welcome
+from tictactoe.online.protocol import Away, State
 from tictactoe.tui.online_app import JoinSetup, OnlineApp
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
@@ -66,28 +67,6 @@ class Showing(OnlineApp):
 
 async def _nowhere(code: str, name: str) -> str | None:
     return "The host's game cannot be reached: it may have ended."
-
-
-class Nowhere:
-    """A link to no authority, in a picture: it takes what the seat sends, and brings nothing."""
-
-    def __init__(self, seat: int | None) -> None:
-        self.welcome = Welcome("watcher") if seat is None else Welcome("seat", seat)
-
-    async def act(self, version: int, intent: Intent) -> None:
-        pass
-
-    async def ask_hint(self) -> None:
-        pass
-
-    async def leave(self) -> None:
-        pass
-
-    def __aiter__(self) -> Nowhere:
-        return self
-
-    async def __anext__(self) -> State | Refused | Ended:
-        raise StopAsyncIteration
 
 
 def seat(index: int | None) -> Callable[[], Screen[Any]]:
