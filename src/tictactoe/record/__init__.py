@@ -18,7 +18,8 @@ Where each rule lives:
   an old stats.json);
 - `queries`: what the record screen reads (totals, head to head, recent matches);
 - `match`: `MatchRecord`, one match as the record keeps it;
-- `database`: the SQLite calls the others share.
+- `database`: the SQLite calls the others share;
+- `club`: `ClubRecord`, a club's own file (players, keys, ratings, bans, its matches).
 
 Names read back are untrusted: each passes through `clean_name`. The record speaks
 to the player only through notices (`GameRecord.take_notices`); it never raises for
@@ -37,12 +38,14 @@ from tictactoe.record.paths import (
 )
 
 if TYPE_CHECKING:
+    from tictactoe.record.club import ClubRecord
     from tictactoe.record.match import MatchRecord
     from tictactoe.record.queries import HeadToHead, PlayerSort, PlayerTotals
     from tictactoe.record.schema import MIGRATIONS, SCHEMA_VERSION
     from tictactoe.record.store import GameRecord
 
 _LOADED_WHEN_USED: Final = {
+    "ClubRecord": "club",
     "GameRecord": "store",
     "HeadToHead": "queries",
     "MatchRecord": "match",
@@ -66,6 +69,7 @@ __all__ = [
     "MIGRATIONS",
     "RECORD_NAME",
     "SCHEMA_VERSION",
+    "ClubRecord",
     "GameRecord",
     "HeadToHead",
     "MatchRecord",

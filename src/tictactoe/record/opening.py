@@ -12,7 +12,7 @@ from typing import Final
 from urllib.parse import quote
 
 from tictactoe.record.database import is_damage, read_text
-from tictactoe.record.schema import SCHEMA_VERSION, NotOurs, check_ours, migrate
+from tictactoe.record.schema import MIGRATIONS, Migrations, NotOurs, check_ours, migrate
 
 __all__ = [
     "COMPANIONS",
@@ -42,9 +42,12 @@ def file_identity(path: Path | None) -> tuple[int, int] | None:
     return status.st_dev, status.st_ino
 
 
-def open_for_writing(path: Path | None, busy_timeout: float) -> sqlite3.Connection:
+def open_for_writing(
+    path: Path | None, busy_timeout: float, migrations: Migrations = MIGRATIONS
+) -> sqlite3.Connection:
     """Open (or make) the file, or with `path` None a database in memory; the writer
-    thread and the caller of `GameRecord.add` share it, one at a time.
+    thread and the caller of `GameRecord.add` share it, one at a time. `migrations` are
+    the steps of its schema (the game record's by default; the club's is another).
 
     Damaged for a damaged file, NotOurs for a file the game may not write to; any other
     `sqlite3.Error` or `OSError` as it comes.
@@ -60,7 +63,7 @@ def open_for_writing(path: Path | None, busy_timeout: float) -> sqlite3.Connecti
         )
     db.text_factory = read_text
     try:
-        _prepare(db, in_file=path is not None, busy_timeout=busy_timeout)
+        _prepare(db, migrations, in_file=path is not None, busy_timeout=busy_timeout)
     except BaseException as error:
         db.close()
         if isinstance(error, sqlite3.Error) and is_damage(error):
@@ -108,15 +111,17 @@ def open_for_reading(path: Path, busy_timeout: float) -> sqlite3.Connection:
     return reader
 
 
-def _prepare(db: sqlite3.Connection, *, in_file: bool, busy_timeout: float) -> None:
-    version = check_ours(db)  # before anything is written, even the journal mode
+def _prepare(
+    db: sqlite3.Connection, migrations: Migrations, *, in_file: bool, busy_timeout: float
+) -> None:
+    version = check_ours(db, migrations)  # before anything is written, even the journal mode
     db.execute("PRAGMA foreign_keys = ON")
     if in_file:
         _use_wal(db, busy_timeout)
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA wal_autocheckpoint = 0")  # see upkeep.Checkpoints
-    if version < SCHEMA_VERSION:
-        migrate(db)
+    if version < len(migrations):
+        migrate(db, migrations)
 
 
 def _use_wal(db: sqlite3.Connection, busy_timeout: float) -> None:

@@ -15,7 +15,9 @@ from typing import Final
 import platformdirs
 
 __all__ = [
+    "CLUB_NAME",
     "RECORD_NAME",
+    "default_data_folder",
     "default_legacy_path",
     "default_record_path",
     "is_database",
@@ -24,6 +26,14 @@ __all__ = [
 
 RECORD_NAME: Final = "record.sqlite3"
 """The record's file name in the user data directory."""
+
+CLUB_NAME: Final = "club.sqlite3"
+"""The club's own file (players, keys, ratings, bans, matches) in its data folder."""
+
+
+def default_data_folder() -> Path:
+    """The user data directory: the game record's folder, and a club's unless `--data` says."""
+    return platformdirs.user_data_path("tictactoe")
 
 
 def default_record_path() -> Path:

@@ -18,7 +18,15 @@ from typing import Final
 
 from tictactoe.record.database import transaction
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TIME_FORMAT", "NotOurs", "check_ours", "migrate"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "TIME_FORMAT",
+    "Migrations",
+    "NotOurs",
+    "check_ours",
+    "migrate",
+]
 
 TIME_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
 """How `finished_at` is written: UTC, the format of SQLite's own datetime()."""
@@ -124,8 +132,14 @@ class NotOurs(Exception):
     """The file is a database, but not one this code may write to; the message says why."""
 
 
-def check_ours(db: sqlite3.Connection) -> int:
+Migrations = tuple[tuple[str, ...], ...]
+"""The steps of a file's schema, as `MIGRATIONS`: the game record's, or the club's."""
+
+
+def check_ours(db: sqlite3.Connection, migrations: Migrations = MIGRATIONS) -> int:
     """The schema version of a file this game made (0 for a new, empty one); reads only.
+
+    `migrations` are the steps of the kind of file it should be (the game record's by default).
 
     NotOurs for any other database: a version this code does not know (newer, or
     negative), or tables other than those its version has, such as another
@@ -140,12 +154,12 @@ def check_ours(db: sqlite3.Connection) -> int:
     finally:
         if own and db.in_transaction:
             db.execute("COMMIT")
-    if version > SCHEMA_VERSION:
+    if version > len(migrations):
         raise NotOurs(
             f"was written by a newer version of tictactoe (schema {version}), "
             "so it is left as it is"
         )
-    if version < 0 or tables != _tables_at(version):
+    if version < 0 or tables != _tables_at(migrations, version):
         raise NotOurs("is a database of some other program, so it is left as it is")
     return version
 
@@ -160,11 +174,11 @@ def _tables(db: sqlite3.Connection) -> frozenset[str]:
 
 
 @functools.cache
-def _tables_at(version: int) -> frozenset[str]:
+def _tables_at(migrations: Migrations, version: int) -> frozenset[str]:
     """The tables a file of the game's at `version` holds: the steps up to it, made in memory."""
     db = sqlite3.connect(":memory:")
     try:
-        for steps in MIGRATIONS[:version]:
+        for steps in migrations[:version]:
             for statement in steps:
                 db.execute(statement)
         return _tables(db)
@@ -172,15 +186,15 @@ def _tables_at(version: int) -> frozenset[str]:
         db.close()
 
 
-def migrate(db: sqlite3.Connection) -> None:
+def migrate(db: sqlite3.Connection, migrations: Migrations = MIGRATIONS) -> None:
     """Run every step the file is missing, in one transaction (NotOurs as `check_ours`).
 
     The file is looked at again once the write lock is held: another game may have
     made the tables meanwhile.
     """
     with transaction(db):
-        version = check_ours(db)
-        for steps in MIGRATIONS[version:]:
+        version = check_ours(db, migrations)
+        for steps in migrations[version:]:
             for statement in steps:
                 db.execute(statement)
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute(f"PRAGMA user_version = {len(migrations)}")
