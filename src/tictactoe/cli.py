@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
+from tictactoe.config import GameConfig
 from tictactoe.core.series import Series
 from tictactoe.options import host_options, parse_config, parse_online, parse_serve
 from tictactoe.process import open_files_limit, signals_stop, terminal_problem
@@ -33,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in ("host", "join"):  # a series with a friend on another machine
         return play_online(argv)
     config = parse_config(argv)
+    if not config.plain and plain_by_choice(config):
+        config = replace(config, plain=True)
     if config.plain:  # line by line: no screen to draw, any input will do
         from tictactoe.lines.play import play_lines
 
@@ -57,6 +60,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return exit_status(app.return_code, app.unsaved_matches)
 
 
+def plain_by_choice(config: GameConfig) -> bool:
+    """Whether the person chose to play line by line from now on (a setting)."""
+    from tictactoe.settings import SettingsStore
+
+    settings = SettingsStore(config.settings_path())
+    settings.load()
+    return settings.settings.plain
+
+
 def play_online(argv: Sequence[str]) -> int:
     """`tictactoe host` or `tictactoe join`: one seat of a series online; the exit status."""
     import asyncio
@@ -69,6 +81,10 @@ def play_online(argv: Sequence[str]) -> int:
         )
         return 2
     config, setup, host = parse_online(argv)
+    if config.plain and host is None:  # a friend's seat, or a watcher, line by line
+        from tictactoe.lines.online import join_lines
+
+        return join_lines(config, setup)
     problem = terminal_problem()
     if problem is not None:
         print(problem, file=sys.stderr)

@@ -190,6 +190,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     join.add_argument("--link", required=True, metavar="URL", help="the host's loopback link")
     join.add_argument("--peer", default="127.0.0.1", help=argparse.SUPPRESS)
     join.add_argument("--keys", choices=[layout.value for layout in KeyLayout], default=None)
+    join.add_argument(
+        "--plain",
+        action="store_true",
+        help="follow and play the series line by line (chosen by itself when TERM is dumb)",
+    )
     return parser, {"serve": serve, "host": host, "join": join}
 
 
@@ -341,7 +346,9 @@ def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig
     args = parser.parse_args(argv[1:])
     keys = KeyLayout(args.keys) if args.keys else None
     if command == "join":
-        config = GameConfig(keys=keys, save=False)
+        config = GameConfig(
+            keys=keys, save=False, plain=args.plain or os.environ.get("TERM") == "dumb"
+        )
         setup = JoinSetup(
             link_url=args.link,
             code=os.environ.pop(JOIN_CODE, None),

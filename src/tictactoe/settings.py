@@ -38,6 +38,8 @@ class Settings:
     keys: KeyLayout | None = None
     relay: str | None = None
     """The relay last used to host a series from the new-game screen (`USER@HOST[:PORT]`)."""
+    plain: bool = False
+    """Whether the game starts line by line (`--plain`), for a screen reader."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -45,6 +47,7 @@ class Settings:
             "theme": self.theme,
             "keys": self.keys.value if self.keys else None,
             "relay": self.relay,
+            "plain": self.plain,
         }
 
     @classmethod
@@ -79,7 +82,11 @@ class Settings:
             except ValueError:
                 problems.append("has a relay that is not USER@HOST[:PORT]")
         keys = layouts.get(keys) if isinstance(keys, str) else None
-        return cls(theme=theme, keys=keys, relay=relay), problems
+        plain = data.get("plain", False)
+        if not isinstance(plain, bool):
+            problems.append("says whether to play line by line in a way that is not true or false")
+            plain = False
+        return cls(theme=theme, keys=keys, relay=relay, plain=plain), problems
 
 
 class SettingsStore:
@@ -111,7 +118,12 @@ class SettingsStore:
         ]
 
     def update(
-        self, *, theme: str | None = None, keys: KeyLayout | None = None, relay: str | None = None
+        self,
+        *,
+        theme: str | None = None,
+        keys: KeyLayout | None = None,
+        relay: str | None = None,
+        plain: bool | None = None,
     ) -> list[str]:
         """Remember a new choice and save it; a failure is reported once, then kept quiet.
         None leaves a choice as it was; an empty `relay` forgets the relay."""
@@ -120,6 +132,8 @@ class SettingsStore:
         }
         if relay is not None:
             changes["relay"] = relay or None
+        if plain is not None:
+            changes["plain"] = plain
         new = replace(self.settings, **changes)  # type: ignore[arg-type]
         if new == self.settings:
             return []

@@ -466,6 +466,7 @@ async def test_the_theme_is_remembered_for_the_next_run(start: Start, tmp_path: 
             "theme": "textual-light",
             "keys": None,
             "relay": None,
+            "plain": False,
         }
 
     async with start(**HOT_SEAT, **saving(tmp_path)) as ui:
@@ -542,3 +543,16 @@ async def test_the_move_list_is_right_after_resizes_in_a_burst(start: Start) -> 
             check(ui, size)
             await ui.burst("u", "1")
             check(ui, size)
+
+
+async def test_the_line_mode_is_offered_as_a_setting_for_the_next_start(
+    start: Start, tmp_path: Path
+) -> None:
+    settings_file = tmp_path / "settings.json"
+    async with start(**HOT_SEAT, **saving(tmp_path), notifications=True) as ui:
+        titles = [command.title for command in ui.app.get_system_commands(ui.app.screen)]
+        assert "Line by line from the next start" in titles
+        ui.app.action_plain_next_time()
+        await ui.pilot.pause()
+        assert read_json(settings_file)["plain"] is True
+        assert any("starts line by line" in toast for toast in ui.toasts())

@@ -7,6 +7,7 @@ a braille display.
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -127,3 +128,35 @@ def test_a_dumb_terminal_gets_the_line_view_and_never_an_escape_sequence() -> No
         os.close(master)
     assert b"Ada (X) takes the centre, 5." in seen
     assert b"\x1b" not in seen, seen
+
+
+def test_the_line_mode_is_a_setting_kept_until_f_turns_it_off(tmp_path: Path) -> None:
+    settings = tmp_path / "config" / "tictactoe" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"version": 1, "plain": True}))
+    environment = dict(
+        os.environ,
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        TERM="xterm-256color",
+    )
+    args = ("--player1", "Ada", "--player2", "Bob")  # no --plain: the setting chooses it
+    said, status = plain_run(*args, typed="?\nf\nq\n", env=environment)
+    assert status == 0 and "\x1b" not in said
+    assert "f: the full screen from the next start." in said.splitlines()
+    assert "The next game starts on the full screen." in said.splitlines()
+    assert json.loads(settings.read_text())["plain"] is False
+
+
+def plain_run(*args: str, typed: str, env: dict[str, str]) -> tuple[str, int]:
+    """Run `tictactoe ARGS` (no --plain) with `typed` as its input: its output and status."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tictactoe", *args],
+        input=typed,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
+    assert done.stderr == "", done.stderr
+    return done.stdout, done.returncode

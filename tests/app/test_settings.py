@@ -37,6 +37,7 @@ def test_settings_round_trip_through_the_file(tmp_path: Path) -> None:
         "theme": "textual-light",
         "keys": "phone",
         "relay": None,
+        "plain": False,
     }
 
     again = SettingsStore(path)

@@ -244,7 +244,8 @@ class Hosting:
         return {JOIN_CODE: self.code, JOIN_DOOR_KEY: self.door_key}
 
     def _ssh_command(self, info: SessionInfo) -> Sequence[str]:
-        return join_command(self.link_url, "--peer", info.peer)
+        plain = ("--plain",) if info.plain else ()
+        return join_command(self.link_url, "--peer", info.peer, *plain)
 
     async def _open_web(self, port: int) -> int:
         from tictactoe.doors.web.server import GameServer  # textual-serve, when asked

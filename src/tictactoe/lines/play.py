@@ -24,9 +24,10 @@ from tictactoe.lines.view import LineView
 from tictactoe.process import signals_stop, signals_wake
 from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.report import tell_the_end
+from tictactoe.settings import SettingsStore
 from tictactoe.tui.table import LocalTable
 
-__all__ = ["play_lines"]
+__all__ = ["LineSession", "plain_streams", "play_lines"]
 
 UNSAVED: Final = 3
 """The exit status when finished matches could not be saved (as the full-screen game's)."""
@@ -36,24 +37,29 @@ _LEVELS: Final = {"e": Level.EASY, "m": Level.MEDIUM, "h": Level.HARD}
 
 def play_lines(config: GameConfig, source: TextIO | None = None, out: TextIO | None = None) -> int:
     """Play line by line on `source` and `out` (standard input and output); the exit status."""
-    if source is None and isinstance(sys.stdin, io.TextIOWrapper):
-        sys.stdin.reconfigure(errors="replace")  # a byte that is no character is one '?'
-    if out is None and isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(errors="replace")  # a name the terminal cannot show
-    session = _Session(config, source or sys.stdin, out or sys.stdout)
+    session = _Session(config, *plain_streams(source, out))
     with signals_stop(session.stop):
         return asyncio.run(session.run())
 
 
-class _Session:
-    def __init__(self, config: GameConfig, source: TextIO, out: TextIO) -> None:
-        self.config = config
+def plain_streams(source: TextIO | None, out: TextIO | None) -> tuple[TextIO, TextIO]:
+    """`source` and `out`, or standard input and output, set to take any byte and name."""
+    if source is None and isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # a byte that is no character is one '?'
+    if out is None and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")  # a name the terminal cannot show
+    return source or sys.stdin, out or sys.stdout
+
+
+class LineSession:
+    """Lines read from `source` by a thread of their own, handed to the loop in the order
+    typed; sentences written to `out`. `stop` ends the reading (a signal, or `q`)."""
+
+    def __init__(self, source: TextIO, out: TextIO) -> None:
         self.source = source
         self.out = out
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
         self.status: int | None = None
-        self.record = GameRecord(config.record_path(), legacy=config.legacy_path())
-        self._recorded = 0
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def stop(self, status: int = 0) -> None:
@@ -72,15 +78,42 @@ class _Session:
             return None
         return await self.lines.get()
 
-    async def run(self) -> int:
+    def start_reading(self) -> None:
+        """Read standard input from now on (on the running loop)."""
         self._loop = loop = asyncio.get_running_loop()
         signals_wake(loop)
         threading.Thread(target=self._read, name="lines", daemon=True).start()
+
+    async def ask(self, question: str) -> str | None:
+        """The line typed after `question`, without its line end; None at the end of input."""
+        self.say(question)
+        line = await self.line()
+        return None if line is None else line.rstrip("\r\n")
+
+    def _read(self) -> None:
+        """Standard input, a line at a time, onto the loop; None at its end."""
+        assert self._loop is not None
+        with contextlib.suppress(OSError, ValueError):
+            for raw in iter(self.source.readline, ""):
+                self._loop.call_soon_threadsafe(self.lines.put_nowait, raw)
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            self._loop.call_soon_threadsafe(self.lines.put_nowait, None)  # the end: as q
+
+
+class _Session(LineSession):
+    def __init__(self, config: GameConfig, source: TextIO, out: TextIO) -> None:
+        super().__init__(source, out)
+        self.config = config
+        self.record = GameRecord(config.record_path(), legacy=config.legacy_path())
+        self._recorded = 0
+
+    async def run(self) -> int:
+        self.start_reading()
         series = await self._series()
         if series is not None:
             table = LocalTable(series, computer_delay=self.config.computer_delay)
             layout = self.config.keys or KeyLayout.NUMPAD
-            view = LineView(table, self.out, layout, self.stop)
+            view = LineView(table, self.out, layout, self.stop, full_screen=self._full_screen)
             table.attach(view)
             table.ends_with(lambda: self.status is not None)
             view.start(series)
@@ -94,6 +127,13 @@ class _Session:
         if self.status:
             return self.status
         return UNSAVED if self.record.unsaved else 0
+
+    def _full_screen(self) -> list[str]:
+        """`f`: the line mode, a setting, is turned off for the next start."""
+        settings = SettingsStore(self.config.settings_path())
+        settings.load()
+        problems = settings.update(plain=False)
+        return problems or ["The next game starts on the full screen."]
 
     def _keep(self, series: Series) -> None:
         """Hand each finished match not handed yet to the record."""
@@ -110,12 +150,12 @@ class _Session:
             return None
         if series is not None:
             return series
-        typed = await self._ask(f"Player 1's name (Enter: {DEFAULT_NAMES[0]}):")
+        typed = await self.ask(f"Player 1's name (Enter: {DEFAULT_NAMES[0]}):")
         if typed is None:
             return None
         first = clean_name(typed, DEFAULT_NAMES[0])
         while True:
-            against = await self._ask(
+            against = await self.ask(
                 "Against whom? p: a person here; e, m or h: the computer, easy, medium or hard:"
             )
             if against is None:
@@ -126,25 +166,10 @@ class _Session:
             if against == "p":
                 break
         while True:
-            typed = await self._ask(f"Player 2's name (Enter: {DEFAULT_NAMES[1]}):")
+            typed = await self.ask(f"Player 2's name (Enter: {DEFAULT_NAMES[1]}):")
             if typed is None:
                 return None
             try:
                 return Series.new(first, clean_name(typed, DEFAULT_NAMES[1]))
             except NameClash as clash:
                 self.say(" ".join(clash.args))
-
-    async def _ask(self, question: str) -> str | None:
-        """The line typed after `question`, without its line end; None at the end of input."""
-        self.say(question)
-        line = await self.line()
-        return None if line is None else line.rstrip("\r\n")
-
-    def _read(self) -> None:
-        """Standard input, a line at a time, onto the loop; None at its end."""
-        assert self._loop is not None
-        with contextlib.suppress(OSError, ValueError):
-            for raw in iter(self.source.readline, ""):
-                self._loop.call_soon_threadsafe(self.lines.put_nowait, raw)
-        with contextlib.suppress(RuntimeError):  # the loop has closed
-            self._loop.call_soon_threadsafe(self.lines.put_nowait, None)  # the end: as q

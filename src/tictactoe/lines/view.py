@@ -36,6 +36,9 @@ COMMANDS: Final = (
     "Keys: a digit and Enter takes a cell ({layout}: {rows}). x or o chooses a mark.",
     "n: next match. u: undo. h: hint. b: the board. s: the score. ?: these keys. q: quit.",
 )
+
+FULL_SCREEN_KEYS: Final = "f: the full screen from the next start."
+"""What `?` adds where the line mode was chosen as a setting (`LineView.full_screen`)."""
 """What `?` says: the keys of the line view."""
 
 _KEYS: Final = {"next_match": ("n",), "quit": ("q",)}
@@ -47,13 +50,27 @@ _UNPRINTABLE: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 class LineView:
     """A view of a table's series as lines of text on `out`; `quit` is called on `q`."""
 
-    def __init__(self, table: Table, out: TextIO, layout: KeyLayout, quit: Callable[[], None]):
+    def __init__(
+        self,
+        table: Table,
+        out: TextIO,
+        layout: KeyLayout,
+        quit: Callable[[], None],
+        *,
+        full_screen: Callable[[], list[str]] | None = None,
+    ):
         self.table = table
         self.out = out
         self.layout = layout
         self.quit = quit
+        self.full_screen = full_screen
+        """`f`: the full screen from the next start (the sentences that say so), where the
+        line mode is a setting that may be turned off."""
         self._shown: Series | None = None
         self._asked: str | None = None
+        self._told: tuple[str, ...] = ()
+        """The last notice the table told, in its shortest wordings: a table that tells it
+        again (a state sent anew, the count of a dropped link's grace) is not repeated."""
 
     # What the table tells (`tictactoe.tui.table.View`).
 
@@ -67,6 +84,12 @@ class LineView:
         self.ask()
 
     def say(self, notice: Notice) -> None:
+        told = tuple(phrase.wordings[-1] for phrase in notice.phrases)
+        if told != self._told:
+            self._told = told
+            self._say(notice)
+
+    def _say(self, notice: Notice) -> None:
         if notice:
             self._lines(str(notice.with_keys(_KEYS)).splitlines())
 
@@ -90,15 +113,19 @@ class LineView:
         """Say who plays, and ask the first thing of the person who acts."""
         self._shown = series
         self._lines([f"Tic-tac-toe: {who(series, 0)} against {who(series, 1)}."])
-        self._lines(["Type ? and Enter for the keys."])
+        if self.table.watching:
+            self._lines(["You are watching. b: the board; s: the score; q: stop watching."])
+        else:
+            self._lines(["Type ? and Enter for the keys."])
         self.table.next_step()
         self.ask()
 
     def ask(self) -> None:
         """Say the prompt when a person is to act, unless it is the last line said."""
         series = self.table.series
-        asked = prompt(series)
-        if asked is None and series.phase is Phase.OVER:
+        actor = series.actor
+        asked = prompt(series) if actor is not None and self.table.acts_for(actor) else None
+        if asked is None and series.phase is Phase.OVER and not self.table.watching:
             asked = "n and Enter: next match; q and Enter: quit:"
         if asked is not None and asked != self._asked:
             self._lines([asked])
@@ -118,6 +145,10 @@ class LineView:
         if command == "?":
             rows = " ".join(self.layout.keys[row : row + 3] for row in (0, 3, 6))
             self._lines([text.format(layout=self.layout.value, rows=rows) for text in COMMANDS])
+            if self.full_screen is not None:
+                self._lines([FULL_SCREEN_KEYS])
+        elif command == "f" and self.full_screen is not None:
+            self._lines(self.full_screen())
         elif command == "b":
             self._lines(board(series, self.layout.key_for))
         elif command == "s":
@@ -127,7 +158,7 @@ class LineView:
         elif (intent := self._intent(command)) is not None:
             refusal = self.table.act(intent)
             if refusal is not None:
-                self.say(self.explain(refusal))
+                self._say(self.explain(refusal))
         else:
             self._lines(["That is no key here: type ? and Enter for the keys."])
         self.ask()
@@ -147,9 +178,9 @@ class LineView:
         try:
             hint = self.table.hint(self.layout.key_for)
         except SeriesError as refusal:
-            self.say(refusal.notice)
+            self._say(refusal.notice)
             return
-        self.say(hint.notice)
+        self._say(hint.notice)
 
     def _lines(self, lines: list[str]) -> None:
         for line in lines:

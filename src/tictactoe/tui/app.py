@@ -451,6 +451,14 @@ class TicTacToeApp(CrashReporting[Series | None]):
             path = str(downloads if downloads.is_dir() else Path.cwd())
         return super().deliver_screenshot(filename, path, time_format)
 
+    def action_plain_next_time(self) -> None:
+        """The palette's line mode: remembered, so that the next game starts line by line."""
+        self._warn(self.settings.update(plain=True))
+        self.notify(
+            "The next game starts line by line; there, f and Enter brings the full screen back.",
+            markup=False,
+        )
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         if self.game_screen is not None:
@@ -462,3 +470,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
                 else "1 2 3 on the top row, like a phone",
                 self.action_toggle_keys,
             )
+        yield SystemCommand(
+            "Line by line from the next start",
+            "For a screen reader or a braille display: a sentence for each move, read aloud",
+            self.action_plain_next_time,
+        )

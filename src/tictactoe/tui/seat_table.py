@@ -214,6 +214,10 @@ class SeatTable(Table):
         """The other screens are told a hint was asked for."""
         self._outbox.put_nowait(AskHint())
 
+    def acts_for(self, seat: int) -> bool:
+        """Only for its own seat: the other is at a screen of its own."""
+        return seat == self.seat
+
     def next_step(self) -> None:
         """The mark dialog opens only on the chooser's own screen; nobody else waits on it."""
         if chooses_now(self.series, self.seat, away=self._away_name):

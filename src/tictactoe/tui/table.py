@@ -129,6 +129,10 @@ class Table(ABC):
     def hinted(self) -> None:
         """A hint is on show at this screen."""
 
+    def acts_for(self, seat: int) -> bool:
+        """Whether the person at this screen acts for `seat` (both seats, at a hot seat)."""
+        return not self.watching
+
     def next_step(self) -> None:
         """The series on show has changed: ask for a mark, or let the computer act."""
         if self.series.person_choosing is not None:

@@ -5,7 +5,9 @@
   every change of size reaches the game;
 - input is paced (`INPUT_RATE` bytes a second; past that, reading pauses and SSH's flow
   control holds the sender back), and waits while the game's terminal is full;
-- commands and subsystems (SFTP) are refused.
+- one command is taken: `plain` (`ssh -p PORT CODE@HOST plain`), the game line by line for a
+  screen reader or a braille display (`tictactoe.lines`), with or without a terminal of the
+  person's own; every other command, and subsystems (SFTP), are refused.
 """
 
 from __future__ import annotations
@@ -40,7 +42,10 @@ __all__ = [
 
 log = logging.getLogger("tictactoe.online")
 
-NO_TERMINAL: Final = "This door opens a game in a terminal: run ssh without -T"
+NO_TERMINAL: Final = (
+    "This door opens a game in a terminal: run ssh without -T (or add the word plain"
+    " after the address, for the game line by line)"
+)
 FULL: Final = "Too many games are open here: try again later."
 CANNOT_START: Final = "The game could not start here; the host's log says why."
 
@@ -51,6 +56,12 @@ than typing needs, and little for a game to catch up with after a flood."""
 INPUT_RATE: Final = 16 * 1024
 """Bytes of a person's input a session takes a second, in bursts of `CHANNEL_WINDOW`: far more
 than anyone types or pastes, far less than a flood."""
+
+PLAIN: Final = "plain"
+"""The command that asks for the game line by line."""
+
+LINE_TERMINAL: Final = "dumb"
+"""The terminal type a game line by line is given: a terminal that draws nothing."""
 
 SAFE_VALUE: Final = re.compile(r"[A-Za-z0-9_.:@+-]{1,64}")
 """A value a client sends (its terminal type, its language) that the game may be given."""
@@ -68,6 +79,8 @@ class SessionInfo:
     """The terminal type the client reported (its TERM)."""
     size: tuple[int, int]
     """The terminal's size in columns and rows (0 when the client did not say)."""
+    plain: bool = False
+    """Whether the person asked for the game line by line (the command `plain`)."""
 
 
 class Door(Protocol):
@@ -125,6 +138,8 @@ class Session(asyncssh.SSHServerSession[bytes]):
         self.size = (0, 0)
         self.game: TerminalGame | None = None
         self.closed = False
+        self.plain = False
+        """Whether the person asked for the game line by line (`PLAIN`)."""
         self._unstarted: asyncio.TimerHandle | None = None
         self._input = Bucket(INPUT_RATE, CHANNEL_WINDOW)
         self._input_paused: asyncio.TimerHandle | None = None
@@ -157,6 +172,9 @@ class Session(asyncssh.SSHServerSession[bytes]):
         return True
 
     def exec_requested(self, command: str) -> bool:
+        if command.strip().lower() == PLAIN:
+            self.plain = True
+            return True
         self.connection.note("refused a command from %s", self.connection.peer)
         return False
 
@@ -175,6 +193,8 @@ class Session(asyncssh.SSHServerSession[bytes]):
             self._unstarted = None
         refusal: str | None = None
         peer = self.connection.peer
+        if self.plain:
+            self.term_type = LINE_TERMINAL  # written to as lines, never drawn on
         if self.term_type is None:
             self.connection.note("refused a session without a terminal from %s", peer)
             refusal = NO_TERMINAL
@@ -192,11 +212,15 @@ class Session(asyncssh.SSHServerSession[bytes]):
         if self.closed or channel is None or term_type is None:
             self.door.closed(self)
             return
-        info = SessionInfo(self.connection.code, self.connection.peer, term_type, self.size)
+        info = SessionInfo(
+            self.connection.code, self.connection.peer, term_type, self.size, plain=self.plain
+        )
         try:
             argv = list(self.door.command(info))
             environment = self.door.environment(info, channel.get_environment())
-            game = await TerminalGame.start(argv, environment, self.size, self)
+            # Without a terminal of the person's own, theirs echoes what they type.
+            echo = channel.get_terminal_type() is not None
+            game = await TerminalGame.start(argv, environment, self.size, self, echo=echo)
         except Exception as error:  # a broken command is the host's problem: said, then logged
             self.door.closed(self)
             self.connection.note("the game for %s could not start: %s", info.peer, error)

@@ -80,10 +80,18 @@ class TerminalGame:
         environment: Mapping[str, str],
         size: tuple[int, int],
         session: Viewer,
+        *,
+        echo: bool = True,
     ) -> TerminalGame:
+        """Start `argv` in a new pseudo-terminal of `size`; without `echo`, the terminal does
+        not echo what is typed (the person's own terminal does)."""
         master, slave = os.openpty()
         try:
             set_size(master, size)
+            if not echo:
+                modes = termios.tcgetattr(slave)
+                modes[3] &= ~(termios.ECHO | termios.ECHONL)
+                termios.tcsetattr(slave, termios.TCSANOW, modes)
             process = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=slave,

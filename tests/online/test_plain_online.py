@@ -1,0 +1,96 @@
+"""A seat and a watcher of an online series in words, through the real `ssh`.
+
+Alice hosts in her full-screen terminal; Bob joins with `ssh -tt … CODE@HOST plain` (a terminal
+of his own, the line view in it), Carol with `ssh … CODE@HOST plain` and no terminal asked for
+(her `ssh` reads and echoes her lines itself). What each of them is sent is read whole: the
+sentences in order, the other side's moves the moment they land, the final score, and no
+escape byte anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from online.test_end_to_end import Series, Terminal, host
+from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
+from online.test_ssh_door import ssh_line
+from tictactoe.core.narration import LINE
+
+pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
+
+
+@pytest.fixture
+def hosted(tmp_path: Path) -> Iterator[Series]:
+    series = host(tmp_path)
+    try:
+        yield series
+    finally:
+        series.close()
+        assert series.left_behind() == []
+
+
+def in_words(series: Series, *ssh_options: str) -> Terminal:
+    """Someone joins line by line: the invitation's line, and the word `plain` after it."""
+    line = ssh_line(
+        series.port, series.code, series.known_hosts, *ssh_options, "-o", "LogLevel=ERROR"
+    )
+    person = Terminal([*line, "plain"])
+    series.friends.append(person)
+    return person
+
+
+def said(terminal: Terminal) -> list[str]:
+    """The lines a terminal was sent, as sent (no escape sequence is taken out)."""
+    return [line.strip() for line in terminal.raw.decode(errors="replace").splitlines()]
+
+
+def test_a_seat_and_a_watcher_play_and_follow_in_words(hosted: Series) -> None:
+    alice = hosted.host
+    bob = in_words(hosted, "-tt")
+    bob.expect(re.escape("Your name (Enter: Player 2):"))
+    bob.send(b"Bob\r")
+    bob.expect("Tic-tac-toe: Alice against Bob.")
+    alice.expect("Alice, choose your mark")
+    alice.send(b"x")
+    bob.expect(re.escape("Alice (X) to move."))
+
+    carol = in_words(hosted)  # no terminal of her own on the host: her ssh echoes
+    carol.expect(re.escape("Your name (Enter: Player 2):"))
+    carol.send(b"Carol\n")
+    carol.expect("You are watching.")
+
+    alice.send(b"5")
+    bob.expect(re.escape("Alice (X) takes the centre, 5."))
+    bob.expect(re.escape("Bob (O), your move:"))
+    carol.expect(re.escape("Alice (X) takes the centre, 5."))
+    bob.send(b"7\r")  # a burst of his: in order, the taken one refused in a sentence
+    bob.expect(re.escape("Bob (O) takes the top left, 7."))
+    carol.expect(re.escape("Bob (O) takes the top left, 7."))
+    alice.send(b"1")
+    bob.expect(re.escape("Alice (X) takes the bottom left, 1."))
+    bob.send(b"1\r3\r")
+    bob.expect("is taken")
+    bob.expect(re.escape("Bob (O) takes the bottom right, 3."))
+    carol.send(b"5\n")  # a watcher's key acts on nothing: one sentence
+    carol.expect("watching")
+    alice.send(b"9")
+    bob.expect(re.escape("Alice (X) wins: 9, 5, 1, the diagonal from the top right."))
+    carol.expect(re.escape("Alice (X) wins: 9, 5, 1, the diagonal from the top right."))
+    bob.expect(re.escape("n and Enter: next match; q and Enter: quit:"))
+
+    carol.send(b"q\n")  # a watcher leaves alone
+    assert carol.finish() == 0
+    assert "You stopped watching." in said(carol)
+    bob.send(b"s\rq\r")
+    assert bob.finish() == 0
+    bob_said = said(bob)
+    assert "Alice (X) 1, Bob (O) 0, draws 0; 1 match played." in bob_said
+    assert "You ended the series." in bob_said and "Final score" in bob_said
+    for person in (bob, carol):
+        assert b"\x1b" not in person.raw
+        assert all(len(line) <= LINE for line in said(person))
+    alice.expect("Bob left the series.")
