@@ -33,6 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve(parse_serve(argv[1:]))
     if argv and argv[0] in ("host", "join"):  # a series with a friend on another machine
         return play_online(argv)
+    if argv and argv[0] == "club":  # the club owner's commands, else the club itself (below)
+        from tictactoe.club.commands import COMMANDS, run_command
+
+        if argv[1:2] and argv[1] in COMMANDS:
+            return run_command(argv[1:])
     config = parse_config(argv)
     if not config.plain and plain_by_choice(config):
         config = replace(config, plain=True)

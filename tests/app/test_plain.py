@@ -96,26 +96,27 @@ def test_a_finished_match_is_in_the_record(tmp_path: Path) -> None:
     assert totals == {"Ada": (1, 0), "Bob": (0, 1)}
 
 
-def test_a_dumb_terminal_gets_the_line_view_and_never_an_escape_sequence() -> None:
+def in_a_terminal(args: list[str], typed: bytes, until: bytes, env: dict[str, str]) -> bytes:
+    """Run `tictactoe ARGS` in a pseudo-terminal, `typed` sent at once (type-ahead, Enter as
+    a terminal sends it); `q` once `until` is written; all it wrote. It leaves with status 0."""
     master, slave = pty.openpty()
-    environment = dict(os.environ, TERM="dumb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tictactoe", *HOT_SEAT],
+        [sys.executable, "-m", "tictactoe", *args],
         stdin=slave,
         stdout=slave,
         stderr=slave,
-        env=environment,
+        env=env,
         start_new_session=True,
     )
     os.close(slave)
     seen = b""
     try:
-        os.write(master, b"x\n5\n")
+        os.write(master, typed)
         deadline = time.monotonic() + 20
-        while b"Ada (X) takes the centre, 5." not in seen and time.monotonic() < deadline:
+        while until not in seen and time.monotonic() < deadline:
             if select.select([master], [], [], 0.1)[0]:
                 seen += os.read(master, 65536)
-        os.write(master, b"q\n")
+        os.write(master, b"q\r")
         assert process.wait(20) == 0
         while select.select([master], [], [], 0.2)[0]:
             try:
@@ -126,7 +127,39 @@ def test_a_dumb_terminal_gets_the_line_view_and_never_an_escape_sequence() -> No
         if process.poll() is None:
             process.kill()
         os.close(master)
-    assert b"Ada (X) takes the centre, 5." in seen
+    return seen
+
+
+def test_a_dumb_terminal_gets_the_line_view_and_never_an_escape_sequence() -> None:
+    environment = dict(os.environ, TERM="dumb")
+    burst = b"x\r7\r4\r8\r5\r9\rs\r"  # a whole match typed ahead, as one write
+    seen = in_a_terminal([*HOT_SEAT], burst, b"match played.", environment)
+    lines = [line.strip() for line in seen.decode().splitlines()]
+    said = [
+        "Ada (X) takes the top left, 7.",
+        "Bob (O) takes the left, 4.",
+        "Ada (X) takes the top, 8.",
+        "Bob (O) takes the centre, 5.",
+        "Ada (X) takes the top right, 9.",
+        "Ada (X) wins: 7, 8, 9, the top row.",
+        "Ada (X) 1, Bob (O) 0, draws 0; 1 match played.",
+        "Final score",
+    ]
+    assert [line for line in lines if line in said] == said  # in the order typed
+    assert b"\x1b" not in seen, seen
+    assert all(len(line) <= LINE for line in lines)
+
+
+def test_a_whole_match_against_hard_in_a_terminal_says_how_it_ended() -> None:
+    args = ["--plain", "--player1", "Ada", "--level", "hard", "--delay", "0", "--no-save"]
+    typed = b"x\r5\r1\r3\r4\r6\r8\r2\r7\r9\r"  # every cell: those taken are refused
+    seen = in_a_terminal(args, typed, b"n and Enter: next match", dict(os.environ))
+    lines = [line.strip() for line in seen.decode().splitlines()]
+    assert "Ada (X) takes the centre, 5." in lines
+    assert any(line.startswith("Computer (hard) takes the ") for line in lines)
+    ended = [line for line in lines if " wins: " in line or "draw" in line.lower()]
+    assert ended and not any(line.startswith("Ada (X) wins") for line in lines)  # hard loses not
+    assert "Final score" in lines
     assert b"\x1b" not in seen, seen
 
 

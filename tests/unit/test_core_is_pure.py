@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("options",),
     ("tui", "lines"),
     ("config",),
-    ("settings", "host", "serve"),
+    ("settings", "host", "serve", "club"),
     ("doors",),
     ("adapters",),
     ("report", "record", "process", "online"),

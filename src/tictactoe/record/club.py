@@ -48,7 +48,7 @@ from tictactoe.core.series import Player
 from tictactoe.record.database import is_damage, transaction
 from tictactoe.record.match import MatchRecord
 from tictactoe.record.opening import COMPANIONS, Damaged, open_for_writing
-from tictactoe.record.paths import CLUB_NAME, default_data_folder
+from tictactoe.record.paths import CLUB_NAME, default_club_folder
 from tictactoe.record.schema import TIME_FORMAT, NotOurs
 from tictactoe.safe_files import move_aside, reason
 
@@ -149,8 +149,9 @@ record's `MIGRATIONS`: released steps are never edited, later ones appended)."""
 
 
 def club_path(data: Path | None) -> Path:
-    """The club's file in the folder `--data` names, or in the user's data folder."""
-    return (default_data_folder() if data is None else data) / CLUB_NAME
+    """The club's file in the folder `--data` names, or in the default club folder (the
+    running club and the owner's commands both find it here)."""
+    return (default_club_folder() if data is None else data) / CLUB_NAME
 
 
 class ClubUnavailable(Exception):

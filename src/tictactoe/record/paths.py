@@ -17,7 +17,7 @@ import platformdirs
 __all__ = [
     "CLUB_NAME",
     "RECORD_NAME",
-    "default_data_folder",
+    "default_club_folder",
     "default_legacy_path",
     "default_record_path",
     "is_database",
@@ -31,9 +31,10 @@ CLUB_NAME: Final = "club.sqlite3"
 """The club's own file (players, keys, ratings, bans, matches) in its data folder."""
 
 
-def default_data_folder() -> Path:
-    """The user data directory: the game record's folder, and a club's unless `--data` says."""
-    return platformdirs.user_data_path("tictactoe")
+def default_club_folder() -> Path:
+    """A club's folder (its file, host key and log) unless `--data` says: `club` in the user
+    data directory, beside the game record."""
+    return platformdirs.user_data_path("tictactoe") / "club"
 
 
 def default_record_path() -> Path:

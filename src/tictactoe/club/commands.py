@@ -1,0 +1,212 @@
+"""The club owner's commands: `tictactoe club ladder | ban | unban | players`.
+
+Each opens the club's file (`--data DIR`, as the running club does) beside the running club,
+which sees a ban at once; each prints plain text in aligned columns (or `--json`), names made
+safe by the record. Exit status 0; 2 for bad arguments, an unknown handle or a folder that
+holds no club, each said in one sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from rich.cells import cell_len
+
+from tictactoe.core.club import BadDuration, duration_of, until_text
+from tictactoe.record.club import ClubRecord, ClubUnavailable, UnknownHandle, club_path
+
+__all__ = ["COMMANDS", "run_command"]
+
+COMMANDS: Final = ("ladder", "ban", "unban", "players")
+"""The owner's commands, the word after `tictactoe club`."""
+
+PROG: Final = "tictactoe club"
+
+
+def _length(text: str) -> float:
+    try:
+        return duration_of(text)
+    except BadDuration as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="The club owner's commands.", allow_abbrev=False
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    data = argparse.ArgumentParser(add_help=False)
+    data.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the club's folder, as given to `tictactoe club` (default: the user data folder's)",
+    )
+    ladder = commands.add_parser(
+        "ladder", parents=[data], help="print the ladder", allow_abbrev=False
+    )
+    ladder.add_argument("--json", action="store_true", help="a JSON list of objects")
+    ban = commands.add_parser(
+        "ban",
+        parents=[data],
+        help="refuse a player (and their keys) at the door",
+        allow_abbrev=False,
+    )
+    ban.add_argument("handle", metavar="HANDLE")
+    ban.add_argument(
+        "--for",
+        dest="length",
+        type=_length,
+        default=None,
+        metavar="LENGTH",
+        help="how long: 30m, 1h, 2d, 1w (default: for ever)",
+    )
+    unban = commands.add_parser(
+        "unban", parents=[data], help="let a banned player in again", allow_abbrev=False
+    )
+    unban.add_argument("handle", metavar="HANDLE")
+    players = commands.add_parser(
+        "players",
+        parents=[data],
+        help="list handles, their keys' fingerprints and when they were last seen",
+        allow_abbrev=False,
+    )
+    players.add_argument("--json", action="store_true", help="a JSON list of objects")
+    return parser
+
+
+def run_command(argv: Sequence[str]) -> int:
+    """One owner's command (`argv` begins with its name); the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    path = club_path(args.data)
+    if not path.is_file():
+        where = path.parent
+        print(f"{PROG}: there is no club in {where} (no {path.name} there).", file=sys.stderr)
+        return 2
+    try:
+        record = ClubRecord(path)
+    except ClubUnavailable as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    try:
+        for notice in record.take_notices():
+            print(notice, file=sys.stderr)
+        if args.command == "ladder":
+            _ladder(record, as_json=args.json)
+        elif args.command == "players":
+            _players(record, as_json=args.json)
+        elif args.command == "ban":
+            until = None if args.length is None else time.time() + args.length
+            record.ban(args.handle, until)
+            print(f"{args.handle.lower()} is banned {until_text(until or float('inf'))}.")
+        else:
+            lifted = record.unban(args.handle)
+            handle = args.handle.lower()
+            print(f"{handle} may come in again." if lifted else f"{handle} was not banned.")
+    except UnknownHandle as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    finally:
+        record.close()
+    return 0
+
+
+def _ladder(record: ClubRecord, *, as_json: bool) -> None:
+    rows = record.ladder(limit=1_000_000)
+    if as_json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "rank": row.rank,
+                        "handle": row.handle,
+                        "rating": row.rating.shown,
+                        "points": row.rating.points,
+                        "mu": row.rating.mu,
+                        "sigma": row.rating.sigma,
+                        "matches": row.matches,
+                        "wins": row.wins,
+                        "draws": row.draws,
+                        "losses": row.losses,
+                    }
+                    for row in rows
+                ],
+                indent=2,
+            )
+        )
+        return
+    if not rows:
+        print("Nobody has played a rated match yet.")
+        return
+    _print_table(
+        ("Rank", "Handle", "Rating", "Matches", "Wins", "Draws", "Losses"),
+        [
+            (
+                str(row.rank),
+                row.handle,
+                row.rating.shown,
+                str(row.matches),
+                str(row.wins),
+                str(row.draws),
+                str(row.losses),
+            )
+            for row in rows
+        ],
+        right=frozenset({0, 3, 4, 5, 6}),
+    )
+
+
+def _players(record: ClubRecord, *, as_json: bool) -> None:
+    rows = record.players()
+    if as_json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "handle": row.handle,
+                        "fingerprints": list(row.fingerprints),
+                        "last_seen": _when(row.last_seen),
+                    }
+                    for row in rows
+                ],
+                indent=2,
+            )
+        )
+        return
+    if not rows:
+        print("Nobody has claimed a handle yet.")
+        return
+    lines: list[tuple[str, ...]] = []
+    for row in rows:
+        fingerprints = row.fingerprints or ("",)
+        lines.append((row.handle, _when(row.last_seen), fingerprints[0]))
+        lines.extend(("", "", more) for more in fingerprints[1:])
+    _print_table(("Handle", "Last seen", "Keys"), lines)
+
+
+def _when(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _print_table(
+    heading: tuple[str, ...], rows: Sequence[tuple[str, ...]], right: frozenset[int] = frozenset()
+) -> None:
+    """Aligned columns, two spaces apart, counted in terminal cells; no trailing spaces."""
+    widths = [
+        max(cell_len(line[column]) for line in (heading, *rows)) for column in range(len(heading))
+    ]
+    for line in (heading, *rows):
+        cells = []
+        for column, text in enumerate(line):
+            pad = " " * (widths[column] - cell_len(text))
+            cells.append(pad + text if column in right else text + pad)
+        print("  ".join(cells).rstrip())
