@@ -38,6 +38,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if argv[1:2] and argv[1] in COMMANDS:
             return run_command(argv[1:])
+    if argv and argv[0] == "club-session":  # what a club's door starts for a player's session
+        from tictactoe.tui.club_app import play_at_club
+
+        return play_at_club(argv[1:])
+    if argv and argv[0] == "club":  # `tictactoe club ...`: a club players reach with ssh
+        from tictactoe.club.server import run_club
+
+        gc.enable()  # a server runs for long
+        open_files_limit()  # the door's own bounds are what limit connections
+        return run_club(argv[1:])
     config = parse_config(argv)
     if not config.plain and plain_by_choice(config):
         config = replace(config, plain=True)

@@ -24,6 +24,11 @@ as each browser tab does under `tictactoe serve`:
   `tictactoe.online` log, never a traceback;
 - a game is given the host's environment, less what describes the host's own terminal, with
   the language and colours the client sent when they are sane.
+
+With a `Gate` (`tictactoe.doors.ssh.gate`, the club's door) the user name is a name, not a code:
+any public key the client offers is taken (asyncssh checks its signature) and so is a login
+without a key, and the gate decides, once the login is over, who the connection is, or why it may
+not play (said in one sentence when its session starts, no game started).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ import asyncssh
 from tictactoe.adapters.ssh_channel import limit_environment
 from tictactoe.core.codes import normalise_code
 from tictactoe.doors.bounds import peer_address, printable
+from tictactoe.doors.ssh.gate import Admission, Gate
 from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
 from tictactoe.doors.throttle import Throttle
 
@@ -101,6 +107,7 @@ class SshDoor:
         host_key: asyncssh.SSHKey,
         command: Callable[[SessionInfo], Sequence[str]],
         accepts: Callable[[str], bool] | None = None,
+        gate: Gate | None = None,
         throttle: Throttle | None = None,
         env: Mapping[str, str] | None = None,
         max_sessions: int = 64,
@@ -118,6 +125,9 @@ class SshDoor:
         """The game's command for a session."""
         self.accepts = accepts
         """Whether a code is this series'; None: any user name is welcome."""
+        self.gate = gate
+        """Who a connection is, from its user name and key, when the user name is not a code
+        (`accepts` is then not asked)."""
         self.throttle = throttle if throttle is not None else Throttle()
         """Counts wrong codes per address; an address past its limit waits."""
         self.env = dict(env or {})
@@ -200,9 +210,9 @@ class SshDoor:
             config=None,
             rdns_lookup=False,
             gss_host=None,
-            public_key_auth=False,
+            public_key_auth=self.gate is not None,
             password_auth=False,
-            kbdint_auth=False,
+            kbdint_auth=self.gate is not None,
             host_based_auth=False,
             login_timeout=self.login_timeout,
             keepalive_interval=self.keepalive,
@@ -367,6 +377,10 @@ class Connection(asyncssh.SSHServer):
         self.sessions: set[Session] = set()
         self.logged = False
         """Whether this connection has had its line in the log."""
+        self.key: str | None = None
+        """The public key (an OpenSSH line) the connection is logging in with (a gate's door)."""
+        self.admission: Admission | None = None
+        """What the door's gate decided once the login was over."""
         self._idle: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -381,6 +395,8 @@ class Connection(asyncssh.SSHServer):
     def connection_lost(self, exc: Exception | None) -> None:
         self.door.forget(self)
         self._cancel_idle()
+        if self.admission is not None and self.door.gate is not None:
+            self.door.gate.left(self.admission)
         if exc is not None:
             reason = printable(str(exc), 120) or type(exc).__name__
             self.note("a connection from %s failed: %s", self.peer, reason)
@@ -404,6 +420,8 @@ class Connection(asyncssh.SSHServer):
         """No password: the user name is the code. The right one logs in at once; a wrong one
         is counted, told in the login banner (late, past the throttle's limit), and fails."""
         self.user = username
+        if self.door.gate is not None:
+            return True  # a key, or a login without one: the gate decides once it is over
         if self.door.accepts is None:
             self.code = username
             return False
@@ -429,8 +447,32 @@ class Connection(asyncssh.SSHServer):
                 self.connection.send_auth_banner(WRONG_CODE + "\n")
         return True
 
+    def public_key_auth_supported(self) -> bool:
+        return self.door.gate is not None
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        """Any key is taken (asyncssh then checks the client holds it): the gate decides."""
+        self.tried = True
+        self.key = key.export_public_key("openssh").decode("ascii", "replace").strip()
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return self.door.gate is not None
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        """A login without a key needs no answer: the gate decides what it is (a guest)."""
+        self.tried = True
+        self.key = None  # a key offered earlier whose signature failed is not this login's
+        return True
+
     def auth_completed(self) -> None:
         self.door.logged_in(self)
+        gate = self.door.gate
+        if gate is not None:
+            self.admission = gate.enter(self.user, self.key, self.peer)
+            self.code = self.admission.name
+            if self.admission.refusal is not None:
+                self.note("refused %s: %s", self.peer, self.admission.refusal)
         self._watch_idle()
 
     def session_requested(

@@ -28,6 +28,7 @@ from typing import Final, Protocol
 import asyncssh
 
 from tictactoe.doors.bounds import Bucket, fits, printable
+from tictactoe.doors.ssh.gate import Admission
 from tictactoe.doors.ssh.terminal import TerminalGame
 
 __all__ = [
@@ -120,6 +121,10 @@ class SessionsConnection(Protocol):
     @property
     def code(self) -> str: ...
 
+    @property
+    def admission(self) -> Admission | None:
+        """What a gate decided about the connection (None at a door without one)."""
+
     def note(self, message: str, *args: object) -> None: ...
 
     def session_opened(self, session: Session) -> None: ...
@@ -191,11 +196,12 @@ class Session(asyncssh.SSHServerSession[bytes]):
         if self._unstarted is not None:
             self._unstarted.cancel()
             self._unstarted = None
-        refusal: str | None = None
+        admission = self.connection.admission
+        refusal = None if admission is None else admission.refusal
         peer = self.connection.peer
         if self.plain:
             self.term_type = LINE_TERMINAL  # written to as lines, never drawn on
-        if self.term_type is None:
+        if refusal is None and self.term_type is None:
             self.connection.note("refused a session without a terminal from %s", peer)
             refusal = NO_TERMINAL
         if refusal is None and self.door.sessions >= self.door.max_sessions:
@@ -218,6 +224,8 @@ class Session(asyncssh.SSHServerSession[bytes]):
         try:
             argv = list(self.door.command(info))
             environment = self.door.environment(info, channel.get_environment())
+            if self.connection.admission is not None:
+                environment.update(self.connection.admission.environment)
             # Without a terminal of the person's own, theirs echoes what they type.
             echo = channel.get_terminal_type() is not None
             game = await TerminalGame.start(argv, environment, self.size, self, echo=echo)

@@ -1,0 +1,618 @@
+"""The club's lobby and tables, on this machine's loopback: who is in, what is open, what is played.
+
+- the SSH door asks the club (a `Gate`) who each connection is, once its login is over: the club's
+  record (`ClubRecord.enter`) decides from the handle and the key; a player let in gets a secret of
+  its own (`CLUB_TOKEN`, in its game's environment), which its game shows the lobby to be known;
+- each player's game keeps one lobby websocket (`/lobby`): it is sent a `Snapshot` of the lobby
+  after every change (coalesced, within `PUBLISH_AFTER` seconds), and asks to open a table, sit,
+  be paired, watch, or take its table back (`tictactoe.online.lobby`), at most `ASKS` a second;
+- each table is an `Authority` served by an `AuthorityServer` of its own (`tictactoe.host.server`)
+  on a loopback port: the opener holds seat 0 with the table's host token, the one who sits seat 1
+  with the table's door key, watchers come later with the same key. Only the lobby hands them out;
+- every finished match of a rated table is written, with both ratings, in one transaction
+  (`ClubRecord.finish`), and every lobby is told; a table of N matches ends after the Nth;
+- bans are read from the record every `BANS_EVERY` seconds: a banned player's lobby is told
+  `Farewell` (its game ends, saying so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from aiohttp import WSMsgType, web
+
+from tictactoe.core.club import Rating, closest, until_text
+from tictactoe.core.codes import new_code
+from tictactoe.doors.bounds import Bucket, printable
+from tictactoe.doors.ssh.gate import Admission
+from tictactoe.doors.throttle import Throttle
+from tictactoe.host.server import AuthorityServer
+from tictactoe.online.authority import Authority
+from tictactoe.online.lobby import (
+    MAX_LOBBY_MESSAGE,
+    CloseTable,
+    Farewell,
+    GoTo,
+    LadderLine,
+    LobbyAsk,
+    LobbyHello,
+    LobbyNews,
+    OpenTable,
+    PastMatch,
+    ProtocolError,
+    QuickPair,
+    Said,
+    SitAt,
+    Snapshot,
+    TableRow,
+    WatchTable,
+    You,
+    lobby_json,
+    parse_ask,
+)
+from tictactoe.online.protocol import State
+from tictactoe.record.club import ClubRecord
+from tictactoe.record.match import MatchRecord
+
+__all__ = ["CLUB_TOKEN", "WATCHER_NAME", "Club"]
+
+log = logging.getLogger("tictactoe.online")
+
+CLUB_TOKEN: Final = "TICTACTOE_CLUB_TOKEN"
+"""The variable that carries a player's secret to the game the door starts for them."""
+
+WATCHER_NAME: Final = "a watcher"
+"""The name a watcher says hello with: no handle can be it (it has a space)."""
+
+PUBLISH_AFTER: Final = 0.1
+"""Seconds the lobbies' snapshot waits after a change, for the changes that follow it."""
+HELLO_WITHIN: Final = 5.0
+ASKS: Final = 5.0
+"""What a lobby may ask a second, in bursts of as many; past it, the lobby is closed."""
+OUTBOX: Final = 16
+"""Messages waiting for a lobby that does not read them; past this, it is closed."""
+BANS_EVERY: Final = 1.0
+LADDER_SHOWN: Final = 20
+RECENT_SHOWN: Final = 10
+ENDED_TABLE_KEPT: Final = 1.0
+"""Seconds an ended table's authority stays up for its last words to reach its links."""
+
+
+@dataclass(eq=False)
+class _Member:
+    """One logged-in connection: who it is, and its lobbies."""
+
+    handle: str
+    guest: bool
+    peer: str
+    lobbies: set[_Lobby] = field(default_factory=set)
+
+
+@dataclass(eq=False)
+class _Lobby:
+    """One lobby websocket."""
+
+    member: _Member
+    ws: web.WebSocketResponse
+    outbox: asyncio.Queue[LobbyNews | None] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=OUTBOX + 2)
+    )
+    stale: bool = False
+    """A snapshot is owed (sent with what is true when it goes)."""
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    closing: bool = False
+
+
+@dataclass(eq=False)
+class _Table:
+    """One table: its authority and server, and who opened it and who sat."""
+
+    id: str
+    opener: str
+    rated: bool
+    matches: int | None
+    server: AuthorityServer
+    host_token: str
+    door_key: str
+    sitter: str | None = None
+    recorded: int = 0
+    """Finished matches of its series handed to the record."""
+    ending: bool = False
+
+    @property
+    def authority(self) -> Authority:
+        return self.server.authority
+
+    @property
+    def playing(self) -> bool:
+        """Whether both seats are taken (the series exists)."""
+        return self.authority.series is not None
+
+
+class Club:
+    """The lobby, the tables and the gate of a club."""
+
+    def __init__(
+        self,
+        record: ClubRecord,
+        *,
+        grace: float = 120.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.record = record
+        self.grace = grace
+        """Seconds a seat whose link dropped is kept for its player."""
+        self.clock = clock
+        """Wall-clock time, as the record keeps it."""
+        self.app = web.Application()
+        self.app.router.add_get("/lobby", self._handle)
+        self._members: dict[str, _Member] = {}
+        """By secret."""
+        self._tables: dict[str, _Table] = {}
+        self._ids = itertools.count(1)
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._changed = asyncio.Event()
+        self._bans_version: int | None = None
+        self._ladder: tuple[LadderLine, ...] | None = None
+        self._ratings: dict[str, Rating] = {}
+        self._recent: dict[str, tuple[PastMatch, ...]] = {}
+        self._stopping = False
+
+    # Starting and stopping.
+
+    @property
+    def url(self) -> str:
+        """The lobby's websocket, for the games the door starts."""
+        if self._port is None:
+            raise RuntimeError("the club is not started")
+        return f"ws://127.0.0.1:{self._port}/lobby"
+
+    async def start(self) -> None:
+        self._runner = web.AppRunner(
+            self.app, access_log=None, shutdown_timeout=0.5, handle_signals=False
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self._port = int(self._runner.addresses[0][1])
+        self._bans_version = self.record.bans_version()
+        self._spawn(self._publish())
+        self._spawn(self._watch_bans())
+
+    async def stop(self, text: str = "The club has closed.") -> None:
+        """Every table ends with `text`, every lobby is told it, and the server closes."""
+        if self._stopping:
+            return
+        self._stopping = True
+        await asyncio.gather(*(table.server.stop(text) for table in self._tables.values()))
+        for member in self._members.values():
+            for lobby in list(member.lobbies):
+                self._send(lobby, Farewell(text))
+                self._close(lobby)
+        for task in self._tasks:
+            task.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # The gate: who a connection is.
+
+    def enter(self, user: str, key: str | None, peer: str) -> Admission:
+        online = {member.handle for member in self._members.values()}
+        entry = self.record.enter(user, key, peer, self.clock(), taken=online)
+        if entry.refusal is not None:
+            return Admission(printable(user, 40), refusal=entry.refusal)
+        token = secrets.token_urlsafe(24)
+        self._members[token] = _Member(entry.handle, entry.guest, peer)
+        self._ratings[entry.handle] = entry.rating
+        return Admission(entry.handle, environment={CLUB_TOKEN: token})
+
+    def left(self, admission: Admission) -> None:
+        token = admission.environment.get(CLUB_TOKEN)
+        member = self._members.pop(token, None) if token is not None else None
+        if member is not None and not self._online(member.handle):
+            self._ratings.pop(member.handle, None)
+            self._recent.pop(member.handle, None)
+
+    def _online(self, handle: str) -> bool:
+        return any(member.handle == handle for member in self._members.values())
+
+    # Each lobby.
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=1024, timeout=0.5)
+        await ws.prepare(request)
+        try:
+            first = await ws.receive(timeout=HELLO_WITHIN)
+            hello = parse_ask(first.data) if first.type is WSMsgType.TEXT else None
+        except (TimeoutError, ProtocolError):
+            hello = None
+        member = self._members.get(hello.token) if isinstance(hello, LobbyHello) else None
+        if member is None or self._stopping:
+            log.warning("a lobby link without a player's secret was closed")
+            await ws.close()
+            return ws
+        lobby = _Lobby(member, ws)
+        member.lobbies.add(lobby)
+        writer = asyncio.create_task(self._write(lobby))
+        lobby.stale = True
+        lobby.wake.set()
+        self._seat_back(lobby)
+        try:
+            await self._serve(lobby)
+        finally:
+            member.lobbies.discard(lobby)
+            self._close(lobby)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(writer, 1.0)
+            await ws.close()
+            if not member.lobbies:
+                self._gone(member.handle)
+        return ws
+
+    async def _serve(self, lobby: _Lobby) -> None:
+        bucket = Bucket(ASKS)
+        while not lobby.closing:
+            frame = await lobby.ws.receive()
+            if frame.type is not WSMsgType.TEXT:
+                return
+            if bucket.take():
+                log.warning("closed the lobby of %s: too many asks", lobby.member.handle)
+                return
+            try:
+                ask = parse_ask(frame.data)
+            except ProtocolError as error:
+                log.warning("closed the lobby of %s: %s", lobby.member.handle, error)
+                return
+            await self._ask(lobby, ask)
+
+    async def _ask(self, lobby: _Lobby, ask: LobbyAsk) -> None:
+        member = lobby.member
+        match ask:
+            case OpenTable(rated, matches):
+                await self._open(lobby, rated=rated and not member.guest, matches=matches)
+            case SitAt(table):
+                self._sit(lobby, self._tables.get(table))
+            case QuickPair():
+                await self._pair(lobby)
+            case WatchTable(table):
+                self._watch(lobby, self._tables.get(table))
+            case CloseTable():
+                await self._close_own(member.handle)
+            case LobbyHello():
+                self._send(lobby, Said("This lobby has said hello already."))
+
+    def _busy(self, handle: str) -> str | None:
+        """Why `handle` may not open or sit at a table now, or None."""
+        for table in self._tables.values():
+            if table.ending:
+                continue
+            if table.opener == handle and not table.playing:
+                return "You are waiting at your own table already (c takes it back)."
+            if handle in (table.opener, table.sitter):
+                return "You are playing at a table already."
+        return None
+
+    async def _open(self, lobby: _Lobby, *, rated: bool, matches: int | None) -> None:
+        handle = lobby.member.handle
+        busy = self._busy(handle)
+        if busy is not None:
+            self._send(lobby, Said(busy))
+            return
+        table_id = str(next(self._ids))
+        code, host_token, door_key = (
+            new_code(),
+            secrets.token_urlsafe(24),
+            secrets.token_urlsafe(24),
+        )
+        authority = Authority(code, handle, host_token=host_token, grace=self.grace)
+        server = AuthorityServer(authority, Throttle(), door_key=door_key)
+        table = _Table(table_id, handle, rated, matches, server, host_token, door_key)
+        server.on_change = lambda state: self._table_changed(table, state)
+        await server.start()
+        self._tables[table_id] = table
+        self._send(lobby, self._goto(table, handle))
+        self.changed()
+
+    def _goto(self, table: _Table, handle: str | None) -> GoTo:
+        """What `handle` (None: a watcher) says hello with at `table`."""
+        if handle is None:
+            return GoTo(
+                table.id,
+                table.server.url,
+                table.authority.code,
+                WATCHER_NAME,
+                "watcher",
+                door_key=table.door_key,
+            )
+        if handle == table.opener:
+            return GoTo(
+                table.id,
+                table.server.url,
+                table.authority.code,
+                handle,
+                "seat",
+                host_token=table.host_token,
+            )
+        return GoTo(
+            table.id,
+            table.server.url,
+            table.authority.code,
+            handle,
+            "seat",
+            door_key=table.door_key,
+        )
+
+    def _sit(self, lobby: _Lobby, table: _Table | None) -> None:
+        handle = lobby.member.handle
+        if table is None or table.ending or table.sitter is not None:
+            self._send(lobby, Said("That table is not open any more."))
+            return
+        if table.opener == handle:
+            self._send(lobby, Said("That is your own table: wait there for someone to sit."))
+            return
+        busy = self._busy(handle)
+        if busy is not None:
+            self._send(lobby, Said(busy))
+            return
+        table.sitter = handle
+        if lobby.member.guest:
+            table.rated = False  # a guest's games are unrated
+        self._send(lobby, self._goto(table, handle))
+        self.changed()
+
+    async def _pair(self, lobby: _Lobby) -> None:
+        member = lobby.member
+        mine = self._rating(member.handle)
+        waiting = [
+            (table, self._rating(table.opener))
+            for table in self._tables.values()
+            if table.sitter is None and not table.ending and table.opener != member.handle
+        ]
+        table = closest(mine, waiting)
+        if table is None:
+            await self._open(lobby, rated=not member.guest, matches=None)
+            self._send(lobby, Said("Nobody is waiting: your table is open."))
+        else:
+            self._sit(lobby, table)
+
+    def _watch(self, lobby: _Lobby, table: _Table | None) -> None:
+        if table is None or table.ending or not table.playing:
+            self._send(lobby, Said("That table is not in play."))
+            return
+        self._send(lobby, self._goto(table, None))
+
+    async def _close_own(self, handle: str) -> None:
+        """`handle`'s open table, nobody at it yet, closes."""
+        for table in list(self._tables.values()):
+            if table.opener == handle and table.sitter is None and not table.ending:
+                table.ending = True
+                await table.server.stop("The table was closed.")
+                self._tables.pop(table.id, None)
+                self.changed()
+
+    def _gone(self, handle: str) -> None:
+        """`handle` has no lobby left: a table of theirs nobody sat at closes."""
+        if not any(member.handle == handle and member.lobbies for member in self._members.values()):
+            self._spawn(self._close_own(handle))
+
+    def _seat_back(self, lobby: _Lobby) -> None:
+        """A player whose seat is away (a dropped link) is sent back to it."""
+        handle = lobby.member.handle
+        for table in self._tables.values():
+            away = table.authority.away
+            if not table.ending and away is not None and away.name == handle:
+                self._send(lobby, self._goto(table, handle))
+                return
+
+    # The tables.
+
+    def _table_changed(self, table: _Table, state: State) -> None:
+        series = state.series
+        if series is not None:
+            for finished in series.finished[table.recorded :]:
+                self._finished(table, MatchRecord.of(series.players, finished))
+                table.recorded += 1
+            if table.matches is not None and len(series.finished) >= table.matches:
+                self._end(table, f"The series of {table.matches} matches is over.")
+        if table.authority.ended is not None:
+            self._end(table, table.authority.ended.text)
+        self.changed()
+
+    def _finished(self, table: _Table, match: MatchRecord) -> None:
+        players = (table.opener, table.sitter or "")
+        ratings = self.record.finish(
+            table.id, players, table.rated, match, match.winner, self.clock()
+        )
+        if ratings is not None:
+            self._ratings.update(zip(players, ratings, strict=True))
+            self._ladder = None
+        for handle in players:
+            self._recent.pop(handle, None)
+
+    def _end(self, table: _Table, text: str) -> None:
+        if table.ending:
+            return
+        table.ending = True
+
+        async def end() -> None:
+            await table.server.stop(text)
+            await asyncio.sleep(ENDED_TABLE_KEPT)
+            self._tables.pop(table.id, None)
+            self.changed()
+
+        self._spawn(end())
+
+    # Telling the lobbies.
+
+    def changed(self) -> None:
+        """Something every lobby shows has changed: a snapshot goes to each, soon."""
+        self._changed.set()
+
+    async def _publish(self) -> None:
+        while True:
+            await self._changed.wait()
+            await asyncio.sleep(PUBLISH_AFTER)
+            self._changed.clear()
+            for member in self._members.values():
+                for lobby in member.lobbies:
+                    lobby.stale = True
+                    lobby.wake.set()
+
+    def snapshot(self, handle: str, guest: bool) -> Snapshot:
+        """The lobby as `handle` sees it now."""
+        open_rows, playing_rows = [], []
+        waiting_at = None
+        for table in self._tables.values():
+            if table.ending:
+                continue
+            if table.playing:
+                series = table.authority.series
+                assert series is not None
+                wins = series.wins
+                playing_rows.append(
+                    TableRow(
+                        table.id,
+                        (table.opener, table.sitter or "?"),
+                        table.rated,
+                        table.matches,
+                        score=(wins[0], wins[1], series.draws),
+                        watchers=table.authority.watchers,
+                    )
+                )
+            elif table.sitter is None:
+                if table.opener == handle:
+                    waiting_at = table.id
+                open_rows.append(
+                    TableRow(
+                        table.id,
+                        (table.opener,),
+                        table.rated,
+                        table.matches,
+                        rating=self._rating(table.opener).shown,
+                    )
+                )
+        rating = "" if guest else self._rating(handle).shown
+        return Snapshot(
+            You(handle, guest, rating, waiting_at),
+            open=tuple(open_rows[:200]),
+            playing=tuple(playing_rows[:200]),
+            ladder=self._ladder_lines(),
+            recent=() if guest else self._recent_of(handle),
+        )
+
+    def _rating(self, handle: str) -> Rating:
+        rating = self._ratings.get(handle)
+        if rating is None:
+            rating = self._ratings[handle] = self.record.rating(handle)
+        return rating
+
+    def _ladder_lines(self) -> tuple[LadderLine, ...]:
+        if self._ladder is None:
+            self._ladder = tuple(
+                LadderLine(
+                    row.rank,
+                    row.handle,
+                    row.rating.shown,
+                    row.matches,
+                    row.wins,
+                    row.draws,
+                    row.losses,
+                )
+                for row in self.record.ladder(LADDER_SHOWN)
+            )
+        return self._ladder
+
+    def _recent_of(self, handle: str) -> tuple[PastMatch, ...]:
+        recent = self._recent.get(handle)
+        if recent is None:
+            recent = self._recent[handle] = tuple(
+                PastMatch(
+                    (match.players[0].name, match.players[1].name),
+                    "".join(match.marks),
+                    match.first_mover,
+                    match.moves,
+                    match.winner,
+                    True,
+                )
+                for match in self.record.recent(handle, RECENT_SHOWN)
+            )
+        return recent
+
+    def _send(self, lobby: _Lobby, news: LobbyNews) -> None:
+        if lobby.closing:
+            return
+        try:
+            lobby.outbox.put_nowait(news)
+        except asyncio.QueueFull:
+            self._close(lobby)
+            return
+        if lobby.outbox.qsize() > OUTBOX:
+            log.warning("closed the lobby of %s: it does not read", lobby.member.handle)
+            self._close(lobby)
+        lobby.wake.set()
+
+    def _close(self, lobby: _Lobby) -> None:
+        if not lobby.closing:
+            lobby.closing = True
+            with contextlib.suppress(asyncio.QueueFull):
+                lobby.outbox.put_nowait(None)
+            lobby.wake.set()
+
+    async def _write(self, lobby: _Lobby) -> None:
+        """Send `lobby` its news in order, and the snapshot it is owed (as it is when sent)."""
+        try:
+            while True:
+                await lobby.wake.wait()
+                lobby.wake.clear()
+                while not lobby.outbox.empty():
+                    news = lobby.outbox.get_nowait()
+                    if news is None:
+                        return
+                    await lobby.ws.send_str(lobby_json(news))
+                if lobby.stale and not lobby.closing:
+                    lobby.stale = False
+                    member = lobby.member
+                    text = lobby_json(self.snapshot(member.handle, member.guest))
+                    if len(text.encode()) <= MAX_LOBBY_MESSAGE:
+                        await lobby.ws.send_str(text)
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            await lobby.ws.close()
+
+    # Bans.
+
+    async def _watch_bans(self) -> None:
+        while True:
+            await asyncio.sleep(BANS_EVERY)
+            version = self.record.bans_version()
+            if version == self._bans_version:
+                continue
+            self._bans_version = version
+            now = self.clock()
+            for member in list(self._members.values()):
+                until = self.record.banned_until(member.handle, now)
+                if until is None:
+                    continue
+                log.warning("ended the sessions of %s: banned", member.handle)
+                for lobby in list(member.lobbies):
+                    self._send(
+                        lobby, Farewell(f"You are banned from this club {until_text(until)}.")
+                    )
+                    self._close(lobby)
+
+    def _spawn(self, job: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

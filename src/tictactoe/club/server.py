@@ -1,0 +1,163 @@
+"""`tictactoe club`: a long-running club that players reach with plain `ssh -p PORT HANDLE@HOST`.
+
+The club has no screen of its own: it prints one line saying where it listens, writes its
+refusals to the bounded log in its data folder (`club.log`), and stops on SIGINT or SIGTERM,
+telling every player. Its SSH door (`tictactoe.doors.ssh`) asks the club who each connection is
+(`Club.enter`, the club's record decides from the handle and the key), and starts for each
+session a `tictactoe club-session` game, which shows the lobby (`tictactoe.tui.club_app`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+__all__ = ["club_parser", "default_data", "run_club", "session_command"]
+
+HOST_KEY_FILE: Final = "ssh_host_key"
+LOG_FILE: Final = "club.log"
+
+MAX_SESSIONS: Final = 500
+"""Games open at once: one per player's SSH session."""
+PLAYERS_LEAVE_WITHIN: Final = 1.0
+"""Seconds the players' games have to end by themselves when the club closes."""
+
+
+def default_data() -> Path:
+    """The club's data folder when `--data` is not given: the user data folder's `club`."""
+    return platformdirs.user_data_path("tictactoe") / "club"
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError("a port is a number from 1 to 65535 (0: any free one)")
+    return port
+
+
+def club_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tictactoe club",
+        description="Run a club: players come in with ssh -p PORT HANDLE@HOST, find a game in"
+        " the lobby, and climb the ladder.",
+        allow_abbrev=False,
+    )
+    parser.add_argument(
+        "--listen", default=None, metavar="ADDR", help="the address to listen on (default: all)"
+    )
+    parser.add_argument(
+        "--ssh-port", type=_port, default=2222, metavar="PORT", help="the SSH port (default 2222)"
+    )
+    parser.add_argument(
+        "--web-port", type=_port, default=None, metavar="PORT", help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the club's folder: its record, host key and log (default: the user data folder)",
+    )
+    parser.add_argument("--grace", type=float, default=120.0, help=argparse.SUPPRESS)
+    return parser
+
+
+def session_command(lobby_url: str, peer: str) -> list[str]:
+    """The game a door starts for a player's session: this Python, `tictactoe club-session`."""
+    return [sys.executable, "-m", "tictactoe", "club-session", "--link", lobby_url, "--peer", peer]
+
+
+def run_club(argv: Sequence[str]) -> int:
+    """`tictactoe club [options]`: run until SIGINT or SIGTERM; the exit status."""
+    parser = club_parser()
+    args = parser.parse_args(argv)
+    if sys.platform == "win32":
+        print("tictactoe club: a club needs Linux or macOS.", file=sys.stderr)
+        return 2
+    if args.web_port is not None:
+        parser.exit(2, "tictactoe club: error: the club has no web door yet.\n")
+    data: Path = args.data if args.data is not None else default_data()
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        parser.exit(2, f"tictactoe club: error: cannot make the folder {data}: {reason}.\n")
+    from tictactoe.doors.log import log_to_file
+    from tictactoe.doors.ssh import HostKeyError, load_host_key
+
+    log_to_file(data / LOG_FILE)
+    try:
+        key = load_host_key(data / HOST_KEY_FILE)
+    except HostKeyError as error:
+        parser.exit(2, f"tictactoe club: error: {error}\n")
+    from tictactoe.record.club import ClubRecord
+    from tictactoe.record.paths import CLUB_NAME
+
+    record = ClubRecord(data / CLUB_NAME)
+    try:
+        return asyncio.run(_serve(args, key, record))
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        print(f"tictactoe club: cannot listen on port {args.ssh_port}: {reason}", file=sys.stderr)
+        return 2
+    finally:
+        record.close()
+
+
+async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
+    import asyncssh
+
+    from tictactoe.club.lobby import Club
+    from tictactoe.doors.ssh import SshDoor, fingerprint
+    from tictactoe.record.club import ClubRecord
+
+    assert isinstance(key, asyncssh.SSHKey) and isinstance(record, ClubRecord)
+    club = Club(record, grace=args.grace)
+    await club.start()
+    door = SshDoor(
+        host_key=key,
+        command=lambda info: session_command(club.url, info.peer),
+        gate=club,
+        max_sessions=MAX_SESSIONS,
+        max_connections=MAX_SESSIONS + 100,
+    )
+    try:
+        port = await door.start(args.listen, args.ssh_port)
+    except BaseException:
+        await club.stop()
+        raise
+    stopped = asyncio.Event()
+    status = 0
+
+    def stop(number: int) -> None:
+        nonlocal status
+        status = 128 + number
+        stopped.set()
+
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(number, stop, number)
+    where = args.listen or "every address"
+    print(
+        f"The club is open on {where}, port {port}: players type ssh -p {port} HANDLE@HOST"
+        f" (host key {fingerprint(key)}; Ctrl+C closes it)",
+        flush=True,
+    )
+    await stopped.wait()
+    await club.stop("The club has closed.")
+    deadline = loop.time() + PLAYERS_LEAVE_WITHIN
+    while door.sessions and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    await door.stop()
+    return status

@@ -1,0 +1,424 @@
+"""The club's lobby: the messages between a player's game process and the club, as values, and
+how they travel (one JSON object per text frame, read strictly, every list and text bounded).
+
+A lobby link says `LobbyHello` first (the secret its door gave it), then asks: open a table, sit
+at one, be paired with the closest waiting player, watch a table, take back its own open table.
+The club answers with a `Snapshot` on every change (coalesced), `Said` when it will not do what
+was asked, `GoTo` when the player is to sit at (or watch) a table, and `Farewell` when the
+player's session must end (a ban).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from tictactoe.online import schema
+from tictactoe.online.schema import ProtocolError
+
+__all__ = [
+    "MAX_LOBBY_MESSAGE",
+    "MAX_MATCHES",
+    "CloseTable",
+    "Farewell",
+    "GoTo",
+    "LadderLine",
+    "LobbyAsk",
+    "LobbyHello",
+    "LobbyNews",
+    "OpenTable",
+    "PastMatch",
+    "ProtocolError",
+    "QuickPair",
+    "Said",
+    "SitAt",
+    "Snapshot",
+    "TableRow",
+    "WatchTable",
+    "You",
+    "lobby_json",
+    "parse_ask",
+    "parse_news",
+]
+
+MAX_LOBBY_ASK: Final = 1024
+"""The largest message a lobby link may send, in bytes."""
+MAX_LOBBY_MESSAGE: Final = 256 * 1024
+"""The largest message the club sends (a snapshot)."""
+MAX_ROWS: Final = 200
+"""Tables of each kind a snapshot lists, at most."""
+MAX_LADDER: Final = 50
+MAX_PAST: Final = 20
+MAX_MATCHES: Final = 99
+"""The longest series a table may be opened for."""
+_TEXT: Final = 200
+_NAME: Final = 40
+_ID: Final = 40
+_SECRET: Final = 100
+
+
+# Link → club.
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyHello:
+    """The first message: the secret the door gave this player's game."""
+
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable:
+    """Open a table and wait at it: rated or not, for `matches` matches (None: open-ended)."""
+
+    rated: bool
+    matches: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SitAt:
+    """Sit at the open table `table`."""
+
+    table: str
+
+
+@dataclass(frozen=True, slots=True)
+class QuickPair:
+    """Sit at the open table of the waiting player closest in rating (or open one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WatchTable:
+    """Watch the table `table`, in play."""
+
+    table: str
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    """Take back this player's open table, nobody having sat at it yet."""
+
+
+LobbyAsk = LobbyHello | OpenTable | SitAt | QuickPair | WatchTable | CloseTable
+
+
+# Club → link.
+
+
+@dataclass(frozen=True, slots=True)
+class You:
+    """The player at this lobby."""
+
+    handle: str
+    guest: bool
+    rating: str
+    """The rating shown, with its uncertainty ("1512 ± 96"); empty for a guest."""
+    waiting_at: str | None = None
+    """The table this player opened and waits at."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A table, open or in play."""
+
+    id: str
+    players: tuple[str, ...]
+    """The opener, then the one who sat (in play)."""
+    rated: bool
+    matches: int | None
+    """The series' length; None: open-ended."""
+    rating: str = ""
+    """The opener's rating shown (an open table), for choosing whom to sit with."""
+    score: tuple[int, int, int] = (0, 0, 0)
+    """Wins of each player, and draws (in play)."""
+    watchers: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LadderLine:
+    rank: int
+    handle: str
+    rating: str
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class PastMatch:
+    """One of the player's recent matches: enough to replay it."""
+
+    players: tuple[str, str]
+    marks: str
+    """The marks the two players held: "XO" or "OX"."""
+    first_mover: int
+    moves: tuple[int, ...]
+    winner: int | None
+    rated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The lobby as this player sees it now."""
+
+    you: You
+    open: tuple[TableRow, ...] = ()
+    playing: tuple[TableRow, ...] = ()
+    ladder: tuple[LadderLine, ...] = ()
+    recent: tuple[PastMatch, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GoTo:
+    """Sit at (or watch) a table: its authority's loopback link, and what to say hello with."""
+
+    table: str
+    url: str
+    code: str
+    name: str
+    role: Literal["seat", "watcher"]
+    door_key: str | None = None
+    host_token: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What was asked is not done, and why (or a word from the club)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Farewell:
+    """The player's session ends, and why."""
+
+    text: str
+
+
+LobbyNews = Snapshot | GoTo | Said | Farewell
+
+
+# On the wire.
+
+
+def lobby_json(message: LobbyAsk | LobbyNews) -> str:
+    """`message` as one JSON text frame (`parse_ask` / `parse_news` read it back)."""
+    return schema.dump(_encoded(message))
+
+
+def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
+    match message:
+        case LobbyHello(token):
+            return {"kind": "hello", "token": token}
+        case OpenTable(rated, matches):
+            return {"kind": "open", "rated": rated, "matches": matches}
+        case SitAt(table):
+            return {"kind": "sit", "table": table}
+        case QuickPair():
+            return {"kind": "pair"}
+        case WatchTable(table):
+            return {"kind": "watch", "table": table}
+        case CloseTable():
+            return {"kind": "close"}
+        case Snapshot():
+            return {
+                "kind": "snapshot",
+                "you": {
+                    "handle": message.you.handle,
+                    "guest": message.you.guest,
+                    "rating": message.you.rating,
+                    "waiting_at": message.you.waiting_at,
+                },
+                "open": [_row(row) for row in message.open],
+                "playing": [_row(row) for row in message.playing],
+                "ladder": [
+                    [line.rank, line.handle, line.rating, line.matches, *_tally(line)]
+                    for line in message.ladder
+                ],
+                "recent": [
+                    {
+                        "players": list(past.players),
+                        "marks": past.marks,
+                        "first": past.first_mover,
+                        "moves": list(past.moves),
+                        "winner": past.winner,
+                        "rated": past.rated,
+                    }
+                    for past in message.recent
+                ],
+            }
+        case GoTo():
+            return {
+                "kind": "goto",
+                "table": message.table,
+                "url": message.url,
+                "code": message.code,
+                "name": message.name,
+                "role": message.role,
+                "door_key": message.door_key,
+                "host_token": message.host_token,
+            }
+        case Said(text):
+            return {"kind": "said", "text": text}
+        case Farewell(text):
+            return {"kind": "farewell", "text": text}
+
+
+def _tally(line: LadderLine) -> tuple[int, int, int]:
+    return line.wins, line.draws, line.losses
+
+
+def _row(row: TableRow) -> dict[str, object]:
+    return {
+        "id": row.id,
+        "players": list(row.players),
+        "rated": row.rated,
+        "matches": row.matches,
+        "rating": row.rating,
+        "score": list(row.score),
+        "watchers": row.watchers,
+    }
+
+
+def parse_ask(text: object) -> LobbyAsk:
+    """What a lobby link asked, read strictly; `ProtocolError` for anything else."""
+    obj = schema.load(text, MAX_LOBBY_ASK)
+    kind = obj.get("kind")
+    match kind:
+        case "hello":
+            schema.only(obj, "hello", {"kind", "token"})
+            return LobbyHello(schema.text(obj["token"], "token", _SECRET))
+        case "open":
+            schema.only(obj, "open", {"kind", "rated", "matches"})
+            return OpenTable(_bool(obj["rated"], "rated"), _matches(obj["matches"]))
+        case "sit" | "watch":
+            schema.only(obj, kind, {"kind", "table"})
+            table = schema.text(obj["table"], "table", _ID)
+            return SitAt(table) if kind == "sit" else WatchTable(table)
+        case "pair":
+            schema.only(obj, "pair", {"kind"})
+            return QuickPair()
+        case "close":
+            schema.only(obj, "close", {"kind"})
+            return CloseTable()
+    raise ProtocolError(f"unknown kind {schema.shown(kind)}")
+
+
+def parse_news(text: object) -> LobbyNews:
+    """What the club sent, read strictly; `ProtocolError` for anything else."""
+    obj = schema.load(text, MAX_LOBBY_MESSAGE)
+    kind = obj.get("kind")
+    match kind:
+        case "snapshot":
+            schema.only(obj, "snapshot", {"kind", "you", "open", "playing", "ladder", "recent"})
+            you = schema.fields(obj["you"], "you", {"handle", "guest", "rating", "waiting_at"})
+            waiting = you["waiting_at"]
+            return Snapshot(
+                You(
+                    schema.text(you["handle"], "handle", _NAME),
+                    _bool(you["guest"], "guest"),
+                    schema.text(you["rating"], "rating", _NAME),
+                    None if waiting is None else schema.text(waiting, "waiting_at", _ID),
+                ),
+                open=tuple(
+                    _read_row(row) for row in schema.items(obj["open"], "open", 0, MAX_ROWS)
+                ),
+                playing=tuple(
+                    _read_row(row) for row in schema.items(obj["playing"], "playing", 0, MAX_ROWS)
+                ),
+                ladder=tuple(
+                    _read_line(line)
+                    for line in schema.items(obj["ladder"], "ladder", 0, MAX_LADDER)
+                ),
+                recent=tuple(
+                    _read_past(past) for past in schema.items(obj["recent"], "recent", 0, MAX_PAST)
+                ),
+            )
+        case "goto":
+            keys = {"kind", "table", "url", "code", "name", "role", "door_key", "host_token"}
+            schema.only(obj, "goto", keys)
+            role = obj["role"]
+            if role not in ("seat", "watcher"):
+                raise ProtocolError("goto: role: no such role")
+            return GoTo(
+                schema.text(obj["table"], "table", _ID),
+                schema.text(obj["url"], "url", _TEXT),
+                schema.text(obj["code"], "code", _NAME),
+                schema.text(obj["name"], "name", _NAME),
+                "seat" if role == "seat" else "watcher",
+                _secret(obj["door_key"], "door_key"),
+                _secret(obj["host_token"], "host_token"),
+            )
+        case "said" | "farewell":
+            schema.only(obj, kind, {"kind", "text"})
+            said = schema.text(obj["text"], "text", _TEXT)
+            return Said(said) if kind == "said" else Farewell(said)
+    raise ProtocolError(f"unknown kind {schema.shown(kind)}")
+
+
+def _bool(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ProtocolError(f"{what}: not true or false")
+    return value
+
+
+def _matches(value: object) -> int | None:
+    return None if value is None else schema.whole(value, "matches", 1, MAX_MATCHES)
+
+
+def _secret(value: object, what: str) -> str | None:
+    return None if value is None else schema.text(value, what, _SECRET)
+
+
+def _count(value: object, what: str) -> int:
+    return schema.whole(value, what, 0, 2**31)
+
+
+def _read_row(value: object) -> TableRow:
+    keys = {"id", "players", "rated", "matches", "rating", "score", "watchers"}
+    row = schema.fields(value, "table", keys)
+    players = schema.items(row["players"], "players", 1, 2)
+    score = schema.items(row["score"], "score", 3, 3)
+    wins0, wins1, draws = (_count(each, "score") for each in score)
+    return TableRow(
+        schema.text(row["id"], "id", _ID),
+        tuple(schema.text(each, "player", _NAME) for each in players),
+        _bool(row["rated"], "rated"),
+        _matches(row["matches"]),
+        schema.text(row["rating"], "rating", _NAME),
+        (wins0, wins1, draws),
+        _count(row["watchers"], "watchers"),
+    )
+
+
+def _read_line(value: object) -> LadderLine:
+    rank, handle, rating, matches, wins, draws, losses = schema.items(value, "ladder line", 7, 7)
+    return LadderLine(
+        _count(rank, "rank"),
+        schema.text(handle, "handle", _NAME),
+        schema.text(rating, "rating", _NAME),
+        _count(matches, "matches"),
+        _count(wins, "wins"),
+        _count(draws, "draws"),
+        _count(losses, "losses"),
+    )
+
+
+def _read_past(value: object) -> PastMatch:
+    keys = {"players", "marks", "first", "moves", "winner", "rated"}
+    past = schema.fields(value, "match", keys)
+    marks = schema.text(past["marks"], "marks", 2)
+    if marks not in ("XO", "OX"):
+        raise ProtocolError("match: marks: not XO or OX")
+    winner = past["winner"]
+    return PastMatch(
+        schema.pair(past["players"], "players", lambda each: schema.text(each, "player", _NAME)),
+        marks,
+        schema.whole(past["first"], "first", 0, 1),
+        tuple(
+            schema.whole(cell, "move", 0, 8) for cell in schema.items(past["moves"], "moves", 0, 9)
+        ),
+        None if winner is None else schema.whole(winner, "winner", 0, 1),
+        _bool(past["rated"], "rated"),
+    )

@@ -1,0 +1,190 @@
+"""The app of one player's session at a club (`tictactoe club-session`, what the club's door
+starts for each SSH session).
+
+Its first screen is the lobby (`LobbyScreen`), fed by the lobby link (`tictactoe.club.link`):
+what the player asks there goes to the club; when the club sends the player to a table (`GoTo`),
+the app links to that table's authority and plays there on the game screen, at a seat's table
+(`SeatTable`), as a friend online does; when the series ends (or the player leaves it, `q`), the
+game screen goes and the lobby is back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.console import RenderableType
+
+from tictactoe.club.link import LobbyLink, LobbyLinkError
+from tictactoe.config import GameConfig
+from tictactoe.host.client import AuthorityLink, LinkError
+from tictactoe.online.lobby import Farewell, GoTo, LobbyNews, Said, Snapshot
+from tictactoe.online.protocol import Hello
+from tictactoe.tui.app import TicTacToeApp, write_crash_log
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.screens.lobby import LobbyScreen
+from tictactoe.tui.seat_table import SeatTable
+from tictactoe.tui.table import Leaving
+
+__all__ = ["ClubApp", "ClubSetup", "play_at_club"]
+
+LOST = "The link to the club was lost: this session has ended."
+
+
+@dataclass(frozen=True, slots=True)
+class ClubSetup:
+    """How this session reaches the club."""
+
+    lobby_url: str
+    token: str
+    """The secret the door gave this session: the club knows the player by it."""
+    peer: str = "127.0.0.1"
+
+
+class ClubApp(TicTacToeApp):
+    """A player at a club: the lobby, and the tables the player sits at or watches."""
+
+    def __init__(self, config: GameConfig, setup: ClubSetup) -> None:
+        super().__init__(config)
+        self.setup = setup
+        self.lobby = LobbyScreen()
+        self.lobby_link: LobbyLink | None = None
+        self.seat: SeatTable | None = None
+        """This player's table, while at one."""
+        self.farewell = ""
+        """Why the session ended, printed after the app."""
+        self._left: Leaving | None = None
+
+    def begin(self) -> None:
+        self.push_screen(self.lobby)
+        self.run_worker(self._hear_the_club(), name="lobby", group="lobby")
+
+    async def _hear_the_club(self) -> None:
+        try:
+            self.lobby_link = await LobbyLink.open(self.setup.lobby_url, self.setup.token)
+            async for news in self.lobby_link:
+                self.hear(news)
+        except LobbyLinkError as error:
+            self._gone(str(error))
+            return
+        self._gone(self.farewell or LOST)
+
+    def hear(self, news: LobbyNews) -> None:
+        """What the club said."""
+        match news:
+            case Snapshot():
+                self.lobby.snapshot = news
+            case GoTo():
+                if self.seat is None:
+                    self.run_worker(self._sit(news), name="table", group="table", exclusive=True)
+            case Said(text):
+                self.notify(text, markup=False)
+            case Farewell(text):
+                self.farewell = text
+                self._gone(text)
+
+    async def on_lobby_screen_asked(self, event: LobbyScreen.Asked) -> None:
+        if self.lobby_link is None:
+            return
+        with contextlib.suppress(LobbyLinkError):
+            await self.lobby_link.ask(event.ask)
+
+    async def _sit(self, goto: GoTo) -> None:
+        """Link to the table `goto` names; once there is a series (the opener waits in the
+        lobby), play it on the game screen; then back to the lobby."""
+        hello = Hello(
+            goto.code,
+            goto.name,
+            self.setup.peer,
+            host_token=goto.host_token,
+            door_key=goto.door_key,
+        )
+        try:
+            link = await AuthorityLink.open(goto.url, hello)
+        except LinkError as error:
+            self.notify(str(error), markup=False)
+            return
+        try:
+            seated = await SeatTable.seated(link)
+            if not isinstance(seated, SeatTable):
+                text = seated.text if seated is not None else "The table has closed."
+            else:
+                self.seat, self._left = seated, None
+                game = GameScreen(seated, layout=self.key_layout)
+                await self.push_screen(game)
+                ended = await seated.play()
+                while game in self.screen_stack and len(self.screen_stack) > 2:
+                    await self.pop_screen()
+                left, self.seat = self._left, None
+                if left is not None and left.farewell:
+                    text = left.farewell
+                else:
+                    text = ended.text if ended is not None else "The link to the table was lost."
+        finally:
+            with contextlib.suppress(Exception):
+                await link.close()
+        self.notify(text, markup=False)
+
+    def _gone(self, text: str) -> None:
+        self.farewell = self.farewell or text
+        self.exit(None)
+
+    async def action_quit(self) -> None:
+        """At a table, `q` leaves it (a seat ends the series for both); in the lobby, it ends
+        the session."""
+        if self.seat is not None:
+            if self._left is None:
+                self._left = await self.seat.leave()
+            return
+        self.exit(None)
+
+    def report_crash(self, details: Sequence[RenderableType]) -> None:
+        """A player's game runs on the club's machine: the details go to its log."""
+        write_crash_log(details)
+        print(
+            "The game stopped after an unexpected error on the club's machine;"
+            " the club's log has the details.",
+            file=sys.stderr,
+        )
+
+    async def close_link(self) -> None:
+        """After the app: the lobby link closes."""
+        if self.lobby_link is not None:
+            with contextlib.suppress(Exception):
+                await self.lobby_link.close()
+
+
+def play_at_club(argv: Sequence[str]) -> int:
+    """`tictactoe club-session --link URL [--peer ADDRESS]`, what the club's door starts for a
+    session (the player's secret in `CLUB_TOKEN`): the lobby and the tables; the exit status."""
+    import argparse
+    import asyncio
+    import os
+
+    from tictactoe.club.lobby import CLUB_TOKEN
+    from tictactoe.process import signals_stop, terminal_problem
+
+    parser = argparse.ArgumentParser(prog="tictactoe club-session")
+    parser.add_argument("--link", required=True, metavar="URL")
+    parser.add_argument("--peer", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    token = os.environ.pop(CLUB_TOKEN, "")
+    problem = terminal_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
+    app = ClubApp(GameConfig(save=False), ClubSetup(args.link, token, args.peer))
+
+    async def run() -> None:
+        try:
+            await app.run_async()
+        finally:
+            await app.close_link()
+
+    with signals_stop(app.stop):
+        asyncio.run(run())
+    if app.farewell:
+        print(app.farewell, file=sys.stderr)
+    return app.return_code or 0

@@ -1,0 +1,184 @@
+"""The club's lobby: where a player lands, sees what is open and in play, and the ladder.
+
+It shows the last `Snapshot` the club sent (`snapshot`), and turns keys and choices into what the
+player asks (`LobbyScreen.Asked`, sent on by the app): open a table, sit at an open one (Enter on
+it), quick pair, watch a table in play (Enter on it), take one's own open table back. Names are
+shown as the characters they are (`rich.text.Text`, never markup).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, Static
+
+from tictactoe.online.lobby import (
+    CloseTable,
+    LadderLine,
+    LobbyAsk,
+    OpenTable,
+    PastMatch,
+    QuickPair,
+    SitAt,
+    Snapshot,
+    TableRow,
+    WatchTable,
+)
+from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
+
+__all__ = ["LobbyScreen"]
+
+
+def _kind(row: TableRow) -> str:
+    """ "rated · 5" (a series of five matches), "unrated · open" (open-ended)."""
+    length = "open" if row.matches is None else str(row.matches)
+    return f"{'rated' if row.rated else 'unrated'} · {length}"
+
+
+def _result(past: PastMatch, handle: str) -> str:
+    if past.winner is None:
+        return "draw"
+    return "won" if past.players[past.winner] == handle else "lost"
+
+
+def _tally(line: LadderLine) -> tuple[str, str, str]:
+    return str(line.wins), str(line.draws), str(line.losses)
+
+
+class LobbyScreen(MinimumSize, Screen[None]):
+    """The lobby of the club, as the club last described it."""
+
+    TITLE = "Tic-tac-toe club"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "open(True)", "Open rated"),
+        Binding("u", "open(False)", "Open unrated"),
+        Binding("p", "pair", "Quick pair"),
+        Binding("c", "close_table", "Take back"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    snapshot: var[Snapshot | None] = var(None, init=False)
+    """What the club last said the lobby is."""
+
+    class Asked(Message):
+        """The player asked the club for something."""
+
+        def __init__(self, ask: LobbyAsk) -> None:
+            super().__init__()
+            self.ask = ask
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Coming into the club…", id="you", markup=False)
+        with Horizontal(id="lobby"):
+            with Vertical(id="tables"):
+                yield Label("Open tables · Enter sits", classes="heading")
+                yield DataTable(id="open", cursor_type="row", zebra_stripes=True)
+                yield Label("In play · Enter watches", classes="heading")
+                yield DataTable(id="playing", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="standing"):
+                yield Label("Ladder", classes="heading")
+                yield DataTable(id="ladder", cursor_type="row", zebra_stripes=True)
+                yield Label("Your recent matches", classes="heading")
+                yield DataTable(id="recent", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+        yield TooSmall()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ready = False
+        """Whether the tables have their columns: a snapshot before that waits for them."""
+
+    def on_mount(self) -> None:
+        self.query_one("#open", DataTable).add_columns("Player", "Rating", "Series")
+        self.query_one("#playing", DataTable).add_columns("Players", "Score", "Draws", "Watch")
+        self.query_one("#ladder", DataTable).add_columns("#", "Handle", "Rating", "W", "D", "L")
+        self.query_one("#recent", DataTable).add_columns("Against", "Result", "Moves")
+        self.query_one("#open", DataTable).focus()
+        self._ready = True
+        if self.snapshot is not None:
+            self.watch_snapshot(self.snapshot)
+
+    def watch_snapshot(self, snapshot: Snapshot | None) -> None:
+        if snapshot is None or not self._ready:
+            return
+        you = snapshot.you
+        line = f"{you.handle} · guest, unrated" if you.guest else f"{you.handle} · {you.rating}"
+        if you.waiting_at is not None:
+            line += " · waiting at your table for someone to sit (c takes it back)"
+        self.query_one("#you", Static).update(Text(line))
+        self._fill("open", [(row.id, self._open_row(row)) for row in snapshot.open])
+        self._fill("playing", [(row.id, self._playing_row(row)) for row in snapshot.playing])
+        self._fill(
+            "ladder",
+            [
+                (
+                    line.handle,
+                    (str(line.rank), Text(line.handle), line.rating, *_tally(line)),
+                )
+                for line in snapshot.ladder
+            ],
+        )
+        self._fill(
+            "recent",
+            [
+                (
+                    str(index),
+                    (
+                        Text(past.players[1] if past.players[0] == you.handle else past.players[0]),
+                        _result(past, you.handle),
+                        str(len(past.moves)),
+                    ),
+                )
+                for index, past in enumerate(snapshot.recent)
+            ],
+        )
+
+    @staticmethod
+    def _open_row(row: TableRow) -> tuple[object, ...]:
+        return (Text(row.players[0]), row.rating, _kind(row))  # fmt: skip
+
+    @staticmethod
+    def _playing_row(row: TableRow) -> tuple[object, ...]:
+        wins0, wins1, draws = row.score
+        return (Text(" v ".join(row.players)), f"{wins0}–{wins1}", str(draws), str(row.watchers))
+
+    def _fill(self, table_id: str, rows: list[tuple[str, tuple[object, ...]]]) -> None:
+        """Put `rows` in the table, the cursor staying on the row it was on when it still is."""
+        table = self.query_one(f"#{table_id}", DataTable)
+        kept: str | None = None
+        if table.row_count:
+            kept = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        table.clear()
+        for key, cells in rows:
+            table.add_row(*cells, key=key)
+        keys = [key for key, _cells in rows]
+        if kept in keys:
+            table.move_cursor(row=keys.index(kept), animate=False)
+
+    @on(DataTable.RowSelected, "#open")
+    def _sit(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.post_message(self.Asked(SitAt(event.row_key.value)))
+
+    @on(DataTable.RowSelected, "#playing")
+    def _watch(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.post_message(self.Asked(WatchTable(event.row_key.value)))
+
+    def action_open(self, rated: bool) -> None:
+        self.post_message(self.Asked(OpenTable(rated=rated)))
+
+    def action_pair(self) -> None:
+        self.post_message(self.Asked(QuickPair()))
+
+    def action_close_table(self) -> None:
+        self.post_message(self.Asked(CloseTable()))
