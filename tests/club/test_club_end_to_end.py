@@ -1,0 +1,166 @@
+"""The real thing: `tictactoe club` in a terminal, and players with the real `ssh` in theirs.
+
+Every program runs in a pseudo-terminal of its own (`online.test_end_to_end.Terminal`), on
+127.0.0.1; each player's keys are made with `ssh-keygen` in the test's folder, and `ssh` is given
+only those (no agent, no configuration of the person's own).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from online.test_end_to_end import WAIT, Terminal
+from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
+
+pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
+
+
+@dataclass
+class Club:
+    """A club running in its terminal, and the terminals of those who came in."""
+
+    server: Terminal
+    port: int
+    folder: Path
+    players: list[Terminal] = field(default_factory=list)
+
+    def key(self, name: str) -> Path:
+        """A key pair called `name`, made once; the private key's file."""
+        path = self.folder / "keys" / name
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            subprocess.run(
+                ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)],
+                check=True,
+            )
+        return path
+
+    def ssh(self, handle: str, key: str | None) -> Terminal:
+        """`ssh -p PORT HANDLE@127.0.0.1` with the key called `key`, or with none (a guest)."""
+        line = [
+            "ssh",
+            "-F",
+            "none",
+            "-tt",
+            "-o",
+            "StrictHostKeyChecking=accept-new",
+            "-o",
+            f"UserKnownHostsFile={self.folder / 'known_hosts'}",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "PasswordAuthentication=no",
+        ]
+        if key is None:
+            line += ["-o", "PubkeyAuthentication=no"]
+        else:
+            line += ["-o", "IdentitiesOnly=yes", "-i", str(self.key(key))]
+        player = Terminal([*line, "-p", str(self.port), f"{handle}@127.0.0.1"])
+        self.players.append(player)
+        return player
+
+    def close(self) -> None:
+        for player in self.players:
+            player.close()
+        if self.server.poll() is None:
+            os.kill(self.server.pid, signal.SIGTERM)
+            with contextlib.suppress(AssertionError):
+                self.server.finish()
+        self.server.close()
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[Club]:
+    server = Terminal(
+        [
+            sys.executable,
+            "-m",
+            "tictactoe",
+            "club",
+            "--listen",
+            "127.0.0.1",
+            "--ssh-port",
+            "0",
+            "--data",
+            str(tmp_path / "data"),
+        ]
+    )
+    opened = server.expect(r"port (\d+): players type")
+    running = Club(server, int(opened[1]), tmp_path)
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+def test_a_key_claims_a_handle_another_key_is_refused_and_no_key_is_a_guest(club: Club) -> None:
+    alice = club.ssh("Alice", "alice")
+    alice.expect(r"alice · 1500 ± \d+")
+    alice.expect("Open tables")
+
+    thief = club.ssh("alice", "mallory")
+    thief.expect(r"The handle alice belongs to another key[^.]*\.")
+    assert thief.finish() == 1
+    assert "Open tables" not in thief.text  # no game was started for it
+
+    guest = club.ssh("zed", None)
+    guest.expect(r"guest-[a-z0-9]+ · guest, unrated")
+
+    alice.from_now().send(b"q")  # the lobby's q ends the session
+    assert alice.finish() == 0
+
+
+def test_two_players_meet_play_a_rated_match_and_a_third_sees_the_ladder(club: Club) -> None:
+    alice = club.ssh("alice", "alice")
+    bob = club.ssh("bob", "bob")
+    alice.expect("alice · 1500")
+    bob.expect("bob · 1500")
+
+    alice.from_now().send(b"o")  # opens a rated, open-ended table and waits at it
+    alice.expect("waiting at your table")
+    bob.expect(r"alice 1500 ± \d+ rated · open")
+    bob.from_now().send(b"\r")  # Enter on the open table: sits
+    alice.expect("alice, choose your mark")
+    bob.expect("alice is choosing a mark")
+
+    for player, key in ((alice, b"x"), (alice, b"7"), (bob, b"4"), (alice, b"8"), (bob, b"5")):
+        player.send(key)
+        time.sleep(0.3)
+    alice.from_now()
+    bob.from_now()
+    alice.send(b"9")
+    alice.expect("alice wins!")
+    bob.expect("alice wins!")
+
+    bob.from_now().send(b"q")  # leaves the table: the series ends for both, back to the lobby
+    bob.expect("Open tables")
+    alice.from_now().expect("bob left the series")
+
+    carol = club.ssh("carol", "carol")
+    carol.expect("carol · 1500")
+    ladder = carol.expect(r"1 alice (\d+) ± \d+ 1 0 0 2 bob (\d+) ± \d+ 0 0 1")
+    assert int(ladder[1]) > 1500 > int(ladder[2])
+
+
+def test_the_club_stops_on_sigterm_telling_every_player(club: Club) -> None:
+    alice = club.ssh("alice", "alice")
+    alice.expect("Open tables")
+    os.kill(club.server.pid, signal.SIGTERM)
+    assert club.server.finish() == 128 + signal.SIGTERM
+    alice.expect("The club has closed.")
+    deadline = time.monotonic() + WAIT
+    while alice.poll() is None and time.monotonic() < deadline:
+        Terminal.read_all(0.05)
+    assert alice.poll() is not None
+    assert re.search("Traceback", club.server.text) is None
