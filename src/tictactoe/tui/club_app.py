@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.console import RenderableType
 
 from tictactoe.club.link import LobbyLink, LobbyLinkError
 from tictactoe.config import GameConfig
 from tictactoe.host.client import AuthorityLink, LinkError
-from tictactoe.online.lobby import Farewell, GoTo, LobbyNews, Said, Snapshot
+from tictactoe.online.lobby import Farewell, GoTo, LobbyAsk, LobbyNews, Said, Snapshot
 from tictactoe.online.protocol import Hello
 from tictactoe.tui.app import TicTacToeApp, write_crash_log
 from tictactoe.tui.screens.game import GameScreen
@@ -28,7 +29,7 @@ from tictactoe.tui.screens.lobby import LobbyScreen
 from tictactoe.tui.seat_table import SeatTable
 from tictactoe.tui.table import Leaving
 
-__all__ = ["ClubApp", "ClubSetup", "play_at_club"]
+__all__ = ["ClubApp", "ClubSetup", "Lobby", "play_at_club"]
 
 LOST = "The link to the club was lost: this session has ended."
 
@@ -43,14 +44,32 @@ class ClubSetup:
     peer: str = "127.0.0.1"
 
 
+class Lobby(Protocol):
+    """The link to the club's lobby (`LobbyLink`): iterating over it gives the club's news."""
+
+    async def ask(self, ask: LobbyAsk) -> None: ...
+
+    async def close(self) -> None: ...
+
+    def __aiter__(self) -> AsyncIterator[LobbyNews]: ...
+
+
 class ClubApp(TicTacToeApp):
     """A player at a club: the lobby, and the tables the player sits at or watches."""
 
-    def __init__(self, config: GameConfig, setup: ClubSetup) -> None:
+    def __init__(
+        self,
+        config: GameConfig,
+        setup: ClubSetup,
+        *,
+        open_lobby: Callable[[str, str], Awaitable[Lobby]] = LobbyLink.open,
+    ) -> None:
         super().__init__(config)
         self.setup = setup
+        self.open_lobby = open_lobby
+        """Links to the lobby at a URL with a secret: `LobbyLink.open`."""
         self.lobby = LobbyScreen()
-        self.lobby_link: LobbyLink | None = None
+        self.lobby_link: Lobby | None = None
         self.seat: SeatTable | None = None
         """This player's table, while at one."""
         self.farewell = ""
@@ -63,7 +82,7 @@ class ClubApp(TicTacToeApp):
 
     async def _hear_the_club(self) -> None:
         try:
-            self.lobby_link = await LobbyLink.open(self.setup.lobby_url, self.setup.token)
+            self.lobby_link = await self.open_lobby(self.setup.lobby_url, self.setup.token)
             async for news in self.lobby_link:
                 self.hear(news)
         except LobbyLinkError as error:

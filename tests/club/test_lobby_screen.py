@@ -1,0 +1,173 @@
+"""The lobby screen of a player's session at a club, driven with Pilot, its link to the club a fake:
+what the club says is shown (names as the characters they are), what the player asks reaches the
+link, the cursor stays on its table as the lobby changes, and a farewell ends the session."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable, Static
+
+from tictactoe.config import GameConfig
+from tictactoe.online.lobby import (
+    CloseTable,
+    Farewell,
+    LadderLine,
+    LobbyAsk,
+    LobbyNews,
+    OpenTable,
+    PastMatch,
+    QuickPair,
+    SitAt,
+    Snapshot,
+    TableRow,
+    WatchTable,
+    You,
+)
+from tictactoe.tui.club_app import ClubApp, ClubSetup
+from tictactoe.tui.screens.lobby import LobbyScreen
+
+LOBBY = Snapshot(
+    You("ada", False, "1612 ± 120"),
+    open=(
+        TableRow("3", ("grace",), True, 5, rating="1540 ± 200"),
+        TableRow("4", ("guest-x7k2p9",), False, None, rating="1500 ± 500"),
+    ),
+    playing=(TableRow("1", ("alan", "[bold]eve[/]"), True, None, score=(2, 1, 1), watchers=3),),
+    ladder=(
+        LadderLine(1, "ada", "1612 ± 120", 10, 7, 2, 1),
+        LadderLine(2, "alan", "1580 ± 130", 10, 6, 1, 3),
+        LadderLine(3, "grace", "1540 ± 200", 5, 3, 0, 2),
+    ),
+    recent=(
+        PastMatch(("ada", "alan"), "XO", 0, (4, 0, 8, 2, 6), 0, True),
+        PastMatch(("grace", "ada"), "OX", 1, (0, 4, 8, 2, 6, 3, 5, 1, 7), None, True),
+    ),
+)
+
+
+class FakeLobby:
+    """The club's side of a lobby link: news put in `say`, asks kept in `asked`."""
+
+    def __init__(self, *news: LobbyNews) -> None:
+        self.news: asyncio.Queue[LobbyNews | None] = asyncio.Queue()
+        for each in news:
+            self.news.put_nowait(each)
+        self.asked: list[LobbyAsk] = []
+
+    def say(self, news: LobbyNews | None) -> None:
+        self.news.put_nowait(news)
+
+    async def ask(self, ask: LobbyAsk) -> None:
+        self.asked.append(ask)
+
+    async def close(self) -> None:
+        self.news.put_nowait(None)
+
+    def __aiter__(self) -> AsyncIterator[LobbyNews]:
+        return self._read()
+
+    async def _read(self) -> AsyncIterator[LobbyNews]:
+        while (news := await self.news.get()) is not None:
+            yield news
+
+
+def club_app(lobby: FakeLobby) -> ClubApp:
+    async def open_lobby(url: str, token: str) -> FakeLobby:
+        assert (url, token) == ("ws://127.0.0.1:9/lobby", "secret")
+        return lobby
+
+    return ClubApp(
+        GameConfig(save=False, seed=7),
+        ClubSetup("ws://127.0.0.1:9/lobby", "secret"),
+        open_lobby=open_lobby,
+    )
+
+
+def cells(app: ClubApp, table: str) -> list[list[str]]:
+    shown = app.lobby.query_one(f"#{table}", DataTable)
+    return [
+        [cell.plain if isinstance(cell, Text) else str(cell) for cell in shown.get_row_at(row)]
+        for row in range(shown.row_count)
+    ]
+
+
+async def test_the_lobby_shows_what_the_club_says_names_as_they_are() -> None:
+    app = club_app(FakeLobby(LOBBY))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        assert str(app.lobby.query_one("#you", Static).render()) == "ada · 1612 ± 120"
+        assert cells(app, "open") == [
+            ["grace", "1540 ± 200", "rated · 5"],
+            ["guest-x7k2p9", "1500 ± 500", "unrated · open"],
+        ]
+        assert cells(app, "playing") == [["alan v [bold]eve[/]", "2–1", "1", "3"]]
+        assert cells(app, "ladder")[1] == ["2", "alan", "1580 ± 130", "6", "1", "3"]
+        assert cells(app, "recent") == [["alan", "won", "5"], ["grace", "draw", "9"]]
+
+
+async def test_keys_and_choices_ask_the_club() -> None:
+    lobby = FakeLobby(LOBBY)
+    app = club_app(lobby)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("o", "u", "p", "c")
+        await pilot.press("down", "enter")  # the second open table: sit at it
+        await pilot.press("tab", "enter")  # the table in play: watch it
+        await pilot.pause()
+    assert lobby.asked == [
+        OpenTable(rated=True),
+        OpenTable(rated=False),
+        QuickPair(),
+        CloseTable(),
+        SitAt("4"),
+        WatchTable("1"),
+    ]
+
+
+async def test_the_cursor_stays_on_its_table_as_the_lobby_changes() -> None:
+    lobby = FakeLobby(LOBBY)
+    app = club_app(lobby)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("down")  # on table 4
+        newer = TableRow("5", ("hedy",), True, None, rating="1500 ± 500")
+        lobby.say(Snapshot(LOBBY.you, open=(newer, *LOBBY.open)))
+        await pilot.pause(0.1)
+        shown = app.lobby.query_one("#open", DataTable)
+        assert shown.row_count == 3
+        assert shown.coordinate_to_cell_key(shown.cursor_coordinate).row_key.value == "4"
+
+
+async def test_a_farewell_ends_the_session_saying_why() -> None:
+    lobby = FakeLobby(LOBBY)
+    app = club_app(lobby)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lobby.say(Farewell("You are banned from this club for ever."))
+        await pilot.pause(0.1)
+    assert app.farewell == "You are banned from this club for ever."
+    assert app.return_code == 0
+
+
+async def test_q_in_the_lobby_ends_the_session() -> None:
+    app = club_app(FakeLobby(LOBBY))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+def test_the_lobby_at_80x24(snap_compare: Any) -> None:
+    """Ada's lobby: two open tables, one in play, the ladder and her recent matches."""
+
+    async def run_before(pilot: Any) -> None:
+        await pilot.pause()
+        assert cells(pilot.app, "open")[0][0] == "grace"
+
+    assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(80, 24), run_before=run_before)
