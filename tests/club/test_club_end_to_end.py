@@ -164,3 +164,66 @@ def test_the_club_stops_on_sigterm_telling_every_player(club: Club) -> None:
         Terminal.read_all(0.05)
     assert alice.poll() is not None
     assert re.search("Traceback", club.server.text) is None
+
+
+def owner(club: Club, *command: str) -> subprocess.CompletedProcess[str]:
+    """The club's owner runs `tictactoe club COMMAND … --data DIR` beside the running club."""
+    argv = [
+        sys.executable,
+        "-m",
+        "tictactoe",
+        "club",
+        *command,
+        "--data",
+        str(club.folder / "data"),
+    ]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=WAIT, check=False)
+
+
+def test_a_ban_ends_a_running_session_and_refuses_the_key_until_unbanned(club: Club) -> None:
+    alice = club.ssh("alice", "alice")
+    bob = club.ssh("bob", "bob")
+    alice.expect("Open tables")
+    bob.expect("Open tables")
+    alice.from_now().send(b"o")
+    bob.expect(r"alice 1500 ± \d+ rated · open")
+    bob.from_now().send(b"\r")
+    bob.expect("alice is choosing a mark")
+
+    assert owner(club, "ban", "alice").returncode == 0
+    alice.expect("You are banned from this club for ever.")
+    alice.finish()  # the session ends
+    bob.expect("alice left the series")  # back in the lobby, not kept waiting
+    bob.expect("Open tables")
+
+    again = club.ssh("alice", "alice")
+    again.expect("banned")
+    assert again.finish() == 1
+
+    assert owner(club, "unban", "alice").returncode == 0
+    back = club.ssh("alice", "alice")
+    back.expect(r"alice · 1500 ± \d+")
+
+
+def test_a_watcher_follows_a_table_and_goes_back_to_the_lobby(club: Club) -> None:
+    alice = club.ssh("alice", "alice")
+    bob = club.ssh("bob", "bob")
+    carol = club.ssh("carol", None)
+    for player in (alice, bob, carol):
+        player.expect("Open tables")
+    alice.from_now().send(b"u")  # an unrated table
+    bob.expect(r"alice 1500 ± \d+ unrated · open")
+    bob.from_now().send(b"\r")
+    alice.expect("alice, choose your mark")
+    carol.expect(r"alice v bob 0–0 0 0")
+    carol.from_now().send(b"\t\r")  # Enter on the table in play: watch it
+    carol.expect("watching")
+    alice.from_now().send(b"x")
+    carol.expect(r"alice \(X\) to move")
+    alice.send(b"5")
+    carol.expect("alice X centre")
+    carol.from_now().send(b"q")  # a watcher's q: back to the lobby, the series goes on
+    carol.expect("You stopped watching.")
+    carol.expect("Open tables")
+    bob.from_now().send(b"1")
+    alice.expect("bob O bottom-left")

@@ -84,6 +84,8 @@ class ClubApp(TicTacToeApp):
         try:
             self.lobby_link = await self.open_lobby(self.setup.lobby_url, self.setup.token)
             async for news in self.lobby_link:
+                if isinstance(news, Farewell) and self.seat is not None:
+                    self._left = await self.seat.leave()  # the other seat is not kept waiting
                 self.hear(news)
         except LobbyLinkError as error:
             self._gone(str(error))
