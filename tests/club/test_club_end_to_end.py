@@ -80,8 +80,9 @@ class Club:
         self.server.close()
 
 
-@pytest.fixture
-def club(tmp_path: Path) -> Iterator[Club]:
+def open_club(tmp_path: Path, *options: str) -> Club:
+    """`tictactoe club` in a terminal, listening on 127.0.0.1, its data in `tmp_path`."""
+    data = str(tmp_path / "data")
     server = Terminal(
         [
             sys.executable,
@@ -93,15 +94,37 @@ def club(tmp_path: Path) -> Iterator[Club]:
             "--ssh-port",
             "0",
             "--data",
-            str(tmp_path / "data"),
+            data,
+            *options,
         ]
     )
     opened = server.expect(r"port (\d+): players type")
-    running = Club(server, int(opened[1]), tmp_path)
+    return Club(server, int(opened[1]), tmp_path)
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[Club]:
+    running = open_club(tmp_path)
     try:
         yield running
     finally:
         running.close()
+
+
+def sit_down(club: Club, unrated: bool = False) -> tuple[Terminal, Terminal]:
+    """Alice and Bob come in; Alice opens a table, Bob sits, Alice takes X: their terminals."""
+    alice = club.ssh("alice", "alice")
+    bob = club.ssh("bob", "bob")
+    alice.expect("Open tables")
+    bob.expect("Open tables")
+    alice.from_now().send(b"u" if unrated else b"o")
+    bob.expect(r"alice 1500 ± \d+ (un)?rated · open")
+    bob.from_now().send(b"\r")
+    alice.expect("alice, choose your mark")
+    bob.from_now()
+    alice.from_now().send(b"x")
+    bob.expect(r"alice \(X\) to move")
+    return alice, bob
 
 
 def test_a_key_claims_a_handle_another_key_is_refused_and_no_key_is_a_guest(club: Club) -> None:
@@ -121,31 +144,25 @@ def test_a_key_claims_a_handle_another_key_is_refused_and_no_key_is_a_guest(club
     assert alice.finish() == 0
 
 
+def move(player: Terminal, key: bytes, other: Terminal, drawn: str) -> None:
+    """`player` presses `key`; `drawn` (a line of the moves' list) shows on both screens."""
+    other.from_now()
+    player.from_now().send(key)
+    player.expect(drawn)
+    other.expect(drawn)
+
+
 def test_two_players_meet_play_a_rated_match_and_a_third_sees_the_ladder(club: Club) -> None:
-    alice = club.ssh("alice", "alice")
-    bob = club.ssh("bob", "bob")
-    alice.expect("alice · 1500")
-    bob.expect("bob · 1500")
-
-    alice.from_now().send(b"o")  # opens a rated, open-ended table and waits at it
-    alice.expect("waiting at your table")
-    bob.expect(r"alice 1500 ± \d+ rated · open")
-    bob.from_now().send(b"\r")  # Enter on the open table: sits
-    alice.expect("alice, choose your mark")
-    bob.expect("alice is choosing a mark")
-
-    for player, key in ((alice, b"x"), (alice, b"7"), (bob, b"4"), (alice, b"8"), (bob, b"5")):
-        player.send(key)
-        time.sleep(0.3)
-    alice.from_now()
-    bob.from_now()
-    alice.send(b"9")
-    alice.expect("alice wins!")
-    bob.expect("alice wins!")
+    alice, bob = sit_down(club)  # a rated, open-ended table Alice opened and Bob sat at
+    move(alice, b"7", bob, "alice X top-left")
+    move(bob, b"4", alice, "bob O left")
+    move(alice, b"8", bob, "alice X top")
+    move(bob, b"5", alice, "bob O centre")
+    move(alice, b"9", bob, "alice wins!")
 
     bob.from_now().send(b"q")  # leaves the table: the series ends for both, back to the lobby
     bob.expect("Open tables")
-    alice.from_now().expect("bob left the series")
+    alice.expect("bob left the series")
 
     carol = club.ssh("carol", "carol")
     carol.expect("carol · 1500")
@@ -227,3 +244,29 @@ def test_a_watcher_follows_a_table_and_goes_back_to_the_lobby(club: Club) -> Non
     carol.expect("Open tables")
     bob.from_now().send(b"1")
     alice.expect("bob O bottom-left")
+
+
+def test_a_dropped_seat_comes_back_with_its_key(club: Club) -> None:
+    alice, bob = sit_down(club)
+    alice.send(b"5")
+    bob.expect("alice X centre")
+    bob.close()  # the ssh client killed: the link drops without a word
+    alice.expect("Waiting for bob to come back")
+    again = club.ssh("bob", "bob")
+    again.expect("alice X centre")  # straight back at the seat, the board as it was
+    alice.from_now()
+    again.from_now().send(b"1")
+    alice.expect("bob O bottom-left")
+
+
+def test_a_seat_away_past_the_grace_loses_the_match(tmp_path: Path) -> None:
+    club = open_club(tmp_path, "--grace", "1")
+    try:
+        alice, bob = sit_down(club)
+        alice.send(b"5")
+        bob.expect("alice X centre")
+        bob.close()
+        alice.expect("bob did not come back in time")
+        alice.expect(r"alice · (1[6-9]\d\d) ± \d+")  # back in the lobby, the match won
+    finally:
+        club.close()

@@ -10,7 +10,8 @@
   on a loopback port: the opener holds seat 0 with the table's host token, the one who sits seat 1
   with the table's door key, watchers come later with the same key. Only the lobby hands them out;
 - every finished match of a rated table is written, with both ratings, in one transaction
-  (`ClubRecord.finish`), and every lobby is told; a table of N matches ends after the Nth;
+  (`ClubRecord.finish`), and every lobby is told; a table of N matches ends after the Nth; a
+  seat away past its grace loses the match in progress, and the series ends;
 - bans are read from the record every `BANS_EVERY` seconds: a banned player's lobby is told
   `Farewell` (its game ends, saying so).
 """
@@ -31,6 +32,7 @@ from aiohttp import WSMsgType, web
 
 from tictactoe.core.club import Rating, closest, until_text
 from tictactoe.core.codes import new_code
+from tictactoe.core.series import FinishedMatch, Series
 from tictactoe.doors.bounds import Bucket, printable
 from tictactoe.doors.ssh.gate import Admission
 from tictactoe.doors.throttle import Throttle
@@ -425,9 +427,27 @@ class Club:
                 table.recorded += 1
             if table.matches is not None and len(series.finished) >= table.matches:
                 self._end(table, f"The series of {table.matches} matches is over.")
+        away = table.authority.away
+        if series is not None and away is not None and away.seconds_left <= 0:
+            self._forfeit(table, series, away.seat)
+            self._end(table, f"{away.name} did not come back in time: the series is over.")
         if table.authority.ended is not None:
             self._end(table, table.authority.ended.text)
         self.changed()
+
+    def _forfeit(self, table: _Table, series: Series, seat: int) -> None:
+        """The seat `seat` stayed away past its grace: the match in progress, if any, is its
+        loss."""
+        match, marks = series.match, series.marks
+        if table.ending or match is None or marks is None or match.is_over:
+            return
+        first = (
+            series.player_with(match.to_move)
+            if not match.moves
+            else (FinishedMatch(match, marks).first_mover)
+        )
+        record = MatchRecord(series.players, marks, first, match.moves, 1 - seat)
+        self._finished(table, record)
 
     def _finished(self, table: _Table, match: MatchRecord) -> None:
         players = (table.opener, table.sitter or "")
