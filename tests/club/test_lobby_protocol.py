@@ -1,0 +1,110 @@
+"""The lobby's messages on the wire: each comes back as it went, and anything else is refused with
+`ProtocolError` alone (a lobby link is where a player's process meets the club)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tictactoe.online.lobby import (
+    CloseTable,
+    Farewell,
+    GoTo,
+    LadderLine,
+    LobbyAsk,
+    LobbyHello,
+    LobbyNews,
+    OpenTable,
+    PastMatch,
+    ProtocolError,
+    QuickPair,
+    Said,
+    SitAt,
+    Snapshot,
+    TableRow,
+    WatchTable,
+    You,
+    lobby_json,
+    parse_ask,
+    parse_news,
+)
+
+ASKS: list[LobbyAsk] = [
+    LobbyHello("secret"),
+    OpenTable(rated=True),
+    OpenTable(rated=False, matches=5),
+    SitAt("3"),
+    QuickPair(),
+    WatchTable("12"),
+    CloseTable(),
+]
+
+NEWS: list[LobbyNews] = [
+    Snapshot(You("ada", False, "1500 ± 500")),
+    Snapshot(
+        You("guest-ab12cd", True, "", waiting_at="4"),
+        open=(TableRow("4", ("guest-ab12cd",), False, None, rating="1500 ± 500"),),
+        playing=(TableRow("1", ("alan", "eve"), True, 3, score=(1, 0, 1), watchers=2),),
+        ladder=(LadderLine(1, "alan", "1560 ± 300", 2, 1, 1, 0),),
+        recent=(PastMatch(("ada", "alan"), "OX", 1, (4, 0, 8), None, True),),
+    ),
+    GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "ada", "seat", host_token="t"),
+    GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "a watcher", "watcher", door_key="k"),
+    Said("That table is not open any more."),
+    Farewell("You are banned from this club for ever."),
+]
+
+
+@pytest.mark.parametrize("ask", ASKS, ids=repr)
+def test_every_ask_comes_back_as_it_went(ask: LobbyAsk) -> None:
+    assert parse_ask(lobby_json(ask)) == ask
+
+
+@pytest.mark.parametrize("news", NEWS, ids=lambda news: type(news).__name__)
+def test_every_piece_of_news_comes_back_as_it_went(news: LobbyNews) -> None:
+    assert parse_news(lobby_json(news)) == news
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "[]",
+        '{"kind": "dance"}',
+        '{"kind": "open", "rated": 1, "matches": null}',  # a number for a yes or no
+        '{"kind": "open", "rated": true, "matches": 0}',
+        '{"kind": "open", "rated": true, "matches": 100}',
+        '{"kind": "open", "rated": true, "matches": 2.0}',
+        '{"kind": "open", "rated": true}',
+        '{"kind": "pair", "table": "1"}',  # a field it does not have
+        '{"kind": "sit", "table": "' + "1" * 41 + '"}',
+        '{"kind": "hello", "token": "a", "token": "b"}',
+        '{"kind": "hello", "token": "' + "x" * 2000 + '"}',  # past the size of an ask
+        b'{"kind": "pair"}',
+    ],
+)
+def test_a_malformed_ask_is_refused(text: object) -> None:
+    with pytest.raises(ProtocolError):
+        parse_ask(text)
+
+
+def test_malformed_news_is_refused() -> None:
+    snapshot = json.loads(lobby_json(NEWS[1]))
+    for broken in (
+        {**snapshot, "you": {**snapshot["you"], "guest": "no"}},
+        {**snapshot, "open": [{**snapshot["open"][0], "players": []}]},
+        {**snapshot, "recent": [{**snapshot["recent"][0], "marks": "XX"}]},
+        {**snapshot, "recent": [{**snapshot["recent"][0], "moves": [9]}]},
+        {**snapshot, "ladder": [[1, "alan", "1560", 2, 1, 1]]},
+        {**snapshot, "open": [snapshot["open"][0]] * 201},
+        {
+            "kind": "goto",
+            **dict.fromkeys(("table", "url", "code", "name"), "x"),
+            "role": "host",
+            "door_key": None,
+            "host_token": None,
+        },
+    ):
+        with pytest.raises(ProtocolError):
+            parse_news(json.dumps(broken))
