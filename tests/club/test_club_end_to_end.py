@@ -270,3 +270,21 @@ def test_a_seat_away_past_the_grace_loses_the_match(tmp_path: Path) -> None:
         alice.expect(r"alice · (1[6-9]\d\d) ± \d+")  # back in the lobby, the match won
     finally:
         club.close()
+
+
+def test_quick_pair_sits_with_the_waiting_player_and_a_held_key_changes_nothing(
+    club: Club,
+) -> None:
+    alice = club.ssh("alice", "alice")
+    bob = club.ssh("bob", "bob")
+    alice.expect("Open tables")
+    bob.expect("Open tables")
+    alice.from_now().send(b"p" * 40)  # nobody waits: one table opens; the rest are refused
+    alice.expect("Nobody is waiting: your table is open.")
+    alice.expect("waiting at your table")
+    bob.expect(r"alice 1500 ± \d+ rated · open")
+    assert len(re.findall(r"alice 1500 ± \d+ rated · open", bob.text)) >= 1
+    bob.from_now().send(b"p")  # the closest waiting player: Alice
+    alice.expect("alice, choose your mark")
+    bob.expect("alice is choosing a mark")
+    assert club.server.poll() is None

@@ -5,7 +5,8 @@
   its own (`CLUB_TOKEN`, in its game's environment), which its game shows the lobby to be known;
 - each player's game keeps one lobby websocket (`/lobby`): it is sent a `Snapshot` of the lobby
   after every change (coalesced, within `PUBLISH_AFTER` seconds), and asks to open a table, sit,
-  be paired, watch, or take its table back (`tictactoe.online.lobby`), at most `ASKS` a second;
+  be paired, watch, or take its table back (`tictactoe.online.lobby`), at most `ASKS` a second
+  (past that, an ask is not done, and the player is told); anything malformed closes the lobby;
 - each table is an `Authority` served by an `AuthorityServer` of its own (`tictactoe.host.server`)
   on a loopback port: the opener holds seat 0 with the table's host token, the one who sits seat 1
   with the table's door key, watchers come later with the same key. Only the lobby hands them out;
@@ -78,7 +79,8 @@ PUBLISH_AFTER: Final = 0.1
 """Seconds the lobbies' snapshot waits after a change, for the changes that follow it."""
 HELLO_WITHIN: Final = 5.0
 ASKS: Final = 5.0
-"""What a lobby may ask a second, in bursts of as many; past it, the lobby is closed."""
+"""What a lobby may ask a second, in bursts of as many; past it, an ask is not done."""
+TOO_FAST: Final = "Too many requests at once: wait a moment."
 OUTBOX: Final = 16
 """Messages waiting for a lobby that does not read them; past this, it is closed."""
 BANS_EVERY: Final = 1.0
@@ -268,14 +270,14 @@ class Club:
             frame = await lobby.ws.receive()
             if frame.type is not WSMsgType.TEXT:
                 return
-            if bucket.take():
-                log.warning("closed the lobby of %s: too many asks", lobby.member.handle)
-                return
             try:
                 ask = parse_ask(frame.data)
             except ProtocolError as error:
                 log.warning("closed the lobby of %s: %s", lobby.member.handle, error)
                 return
+            if bucket.take():  # past the pace (a held key): not done, and said so
+                self._send(lobby, Said(TOO_FAST))
+                continue
             await self._ask(lobby, ask)
 
     async def _ask(self, lobby: _Lobby, ask: LobbyAsk) -> None:
@@ -572,6 +574,8 @@ class Club:
     def _send(self, lobby: _Lobby, news: LobbyNews) -> None:
         if lobby.closing:
             return
+        if isinstance(news, Said) and lobby.outbox.qsize() >= OUTBOX // 2:
+            return  # a word among many already waiting: left out, never a reason to close
         try:
             lobby.outbox.put_nowait(news)
         except asyncio.QueueFull:
