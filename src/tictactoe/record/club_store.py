@@ -1,0 +1,99 @@
+"""What the club asks of its store (`ClubStore`), and which store a club opens
+(`open_club_store`): its own SQLite file by default, or PostgreSQL when several club processes
+share one club (`--database postgresql://…` or `TICTACTOE_DATABASE`).
+
+Both `tictactoe.record.club.ClubRecord` and `tictactoe.record.club_pg.PostgresClubRecord`
+satisfy `ClubStore`; psycopg is imported only when a PostgreSQL address is given.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Container
+from pathlib import Path
+from typing import Final, Protocol
+
+from tictactoe.core.club import Entry, LadderRow, PlayerRow, Rating
+from tictactoe.record.match import MatchRecord
+
+__all__ = ["DATABASE_VARIABLE", "ClubStore", "database_of", "open_club_store"]
+
+DATABASE_VARIABLE: Final = "TICTACTOE_DATABASE"
+"""The environment variable that names the club's PostgreSQL database when `--database` does not."""
+
+
+class ClubStore(Protocol):
+    """The club's store: players, keys, bans, ratings and finished matches.
+
+    Each method's meaning is `ClubRecord`'s (see `tictactoe.record.club`).
+    """
+
+    problem: str | None
+    """Why the last write failed, in words; None when everything is written."""
+
+    def enter(
+        self,
+        handle: str,
+        key: str | None,
+        address: str,
+        now: float,
+        *,
+        taken: Container[str] = (),
+    ) -> Entry: ...
+
+    def add_key(self, handle: str, key_line: str) -> str | None: ...
+
+    def ban(self, handle: str, until: float | None, now: float | None = None) -> None: ...
+
+    def unban(self, handle: str) -> bool: ...
+
+    def banned_until(self, handle: str, now: float) -> float | None: ...
+
+    def bans_version(self) -> int: ...
+
+    def finish(
+        self,
+        table: str,
+        players: tuple[str, str],
+        rated: bool,
+        match: MatchRecord,
+        winner: int | None,
+        now: float,
+    ) -> tuple[Rating, Rating] | None: ...
+
+    @property
+    def unsaved(self) -> int: ...
+
+    def save_pending(self) -> list[tuple[Rating, Rating] | None]: ...
+
+    def rating(self, handle: str) -> Rating: ...
+
+    def ladder(self, limit: int = 100) -> list[LadderRow]: ...
+
+    def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]: ...
+
+    def players(self) -> list[PlayerRow]: ...
+
+    def take_notices(self) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+
+def database_of(database: str | None) -> str | None:
+    """The PostgreSQL address a club uses: `database` (from `--database`), else
+    `TICTACTOE_DATABASE`, else None (the club's own SQLite file)."""
+    return database or os.environ.get(DATABASE_VARIABLE) or None
+
+
+def open_club_store(data_dir: Path | None, database: str | None = None) -> ClubStore:
+    """The club's store: PostgreSQL at `database` (or `TICTACTOE_DATABASE`), else the SQLite
+    file in `data_dir` (or the default club folder). ClubUnavailable, one sentence, when it
+    cannot be used."""
+    address = database_of(database)
+    if address is not None:
+        from tictactoe.record.club_pg import PostgresClubRecord
+
+        return PostgresClubRecord(address)
+    from tictactoe.record.club import ClubRecord, club_path
+
+    return ClubRecord(club_path(data_dir))

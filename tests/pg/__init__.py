@@ -1,0 +1,1 @@
+"""The club on PostgreSQL: its store, the registry of tables, LISTEN/NOTIFY (a real server)."""
