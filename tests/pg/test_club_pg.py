@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from pg.conftest import Cluster
+from tictactoe.club.migrate import run_migrate
 from tictactoe.core.ai import Level
 from tictactoe.core.club import CLAIMS_PER_HOUR, START, Rating, rated
 from tictactoe.core.engine import Mark
@@ -444,3 +445,34 @@ async def test_every_process_sees_the_registry_of_tables(database: str) -> None:
     finally:
         first.close()
         second.close()
+
+
+def test_the_migrate_command_does_the_schema_alone(
+    database: str,
+    postgres: Cluster,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TICTACTOE_DATABASE", raising=False)
+    where = f"127.0.0.1:{postgres.port}/{database.rsplit('/', 1)[1]}"
+    assert run_migrate(["--database", database]) == 0
+    assert capsys.readouterr().out == (
+        f"The club's database {where} went from schema version 0 to {PG_SCHEMA_VERSION}.\n"
+    )
+    monkeypatch.setenv("TICTACTOE_DATABASE", database)
+    assert run_migrate([]) == 0
+    assert "already" in capsys.readouterr().out
+
+    with psycopg.connect(database, autocommit=True) as db:
+        db.execute("UPDATE schema_version SET version = version + 1")
+    assert run_migrate([]) == 2
+    refused = capsys.readouterr().err
+    assert refused.startswith("tictactoe club migrate: The club's database") and "newer" in refused
+    assert refused.count("\n") == 1
+
+    monkeypatch.delenv("TICTACTOE_DATABASE")
+    assert run_migrate([]) == 2
+    assert "--database postgresql://" in capsys.readouterr().err
+    unreachable = f"postgresql://postgres@127.0.0.1:{postgres.port}/no_such_database"
+    assert run_migrate(["--database", unreachable]) == 2
+    assert "could not be used" in capsys.readouterr().err
