@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import math
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -476,3 +478,65 @@ def test_the_migrate_command_does_the_schema_alone(
     unreachable = f"postgresql://postgres@127.0.0.1:{postgres.port}/no_such_database"
     assert run_migrate(["--database", unreachable]) == 2
     assert "could not be used" in capsys.readouterr().err
+
+
+class CommitDropper:
+    """A TCP relay to PostgreSQL that, when armed, drops the connection instead of passing on
+    the server's answer to a COMMIT: the transaction is written, its client never hears so."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.armed = threading.Event()
+        self.dropped = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.address = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                client, _ = self._listener.accept()
+                server = socket.create_connection(("127.0.0.1", self.port))
+                for source, sink, watch in ((client, server, False), (server, client, True)):
+                    threading.Thread(
+                        target=self._pump, args=(source, sink, watch), daemon=True
+                    ).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, watch: bool) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                if watch and self.armed.is_set() and b"COMMIT\x00" in data:
+                    self.armed.clear()
+                    self.dropped.set()
+                    break
+                sink.sendall(data)
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            end.close()
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def test_a_match_written_whose_answer_was_lost_is_not_written_twice(
+    database: str, postgres: Cluster
+) -> None:
+    relay = CommitDropper(postgres.port)
+    through = database.replace(f":{postgres.port}/", f":{relay.address}/")
+    store = PostgresClubRecord(through, timeout=5.0)
+    try:
+        assert store.enter("ada", ADA, "10.0.0.1", NOW).refusal is None
+        assert store.enter("bob", BOB, "10.0.0.2", NOW).refusal is None
+        relay.armed.set()
+        assert store.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW) is None
+        assert relay.dropped.is_set() and store.unsaved == 1 and store.problem is not None
+        assert store.save_pending() == [rated(START, START, 0)], "the ratings it gave, read back"
+        assert store.unsaved == 0
+        assert [(row.handle, row.matches) for row in store.ladder()] == [("ada", 1), ("bob", 1)]
+    finally:
+        store.close()
+        relay.close()
+    with psycopg.connect(database) as db:
+        assert db.execute("SELECT count(*) FROM matches").fetchone() == (1,)
+        assert db.execute("SELECT count(*) FROM rating_history").fetchone() == (2,)
