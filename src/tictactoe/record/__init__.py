@@ -19,7 +19,10 @@ Where each rule lives:
 - `queries`: what the record screen reads (totals, head to head, recent matches);
 - `match`: `MatchRecord`, one match as the record keeps it;
 - `database`: the SQLite calls the others share;
-- `club`: `ClubRecord`, a club's own file (players, keys, ratings, bans, its matches).
+- `club`: `ClubRecord`, a club's own file (players, keys, ratings, bans, its matches);
+- `club_store`: `ClubStore`, what a club asks of its store, and `open_club_store` (SQLite, or
+  PostgreSQL when asked);
+- `club_pg`: `PostgresClubRecord`, a club's store in PostgreSQL, shared by several processes.
 
 Names read back are untrusted: each passes through `clean_name`. The record speaks
 to the player only through notices (`GameRecord.take_notices`); it never raises for
