@@ -540,3 +540,16 @@ def test_a_match_written_whose_answer_was_lost_is_not_written_twice(
     with psycopg.connect(database) as db:
         assert db.execute("SELECT count(*) FROM matches").fetchone() == (1,)
         assert db.execute("SELECT count(*) FROM rating_history").fetchone() == (2,)
+
+
+def test_the_owner_s_commands_take_the_database(
+    database: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tictactoe.cli import main
+
+    monkeypatch.delenv("TICTACTOE_DATABASE", raising=False)
+    assert main(["club", "migrate", "--database", database]) == 0
+    capsys.readouterr()
+    assert main(["club", "ladder", "--database", database, "--json"]) == 0
+    assert capsys.readouterr().out.strip() == "[]"
+    assert main(["club", "ban", "nobody", "--database", database]) == 2

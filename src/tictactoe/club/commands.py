@@ -20,11 +20,12 @@ from typing import Final
 from rich.cells import cell_len
 
 from tictactoe.core.club import BadDuration, duration_of, until_text
-from tictactoe.record.club import ClubRecord, ClubUnavailable, UnknownHandle, club_path
+from tictactoe.record.club import ClubUnavailable, UnknownHandle, club_path
+from tictactoe.record.club_store import ClubStore, database_of, open_club_store
 
 __all__ = ["COMMANDS", "run_command"]
 
-COMMANDS: Final = ("ladder", "ban", "unban", "players")
+COMMANDS: Final = ("ladder", "ban", "unban", "players", "migrate")
 """The owner's commands, the word after `tictactoe club`."""
 
 PROG: Final = "tictactoe club"
@@ -49,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="DIR",
         help="the club's folder, as given to `tictactoe club` (default: the user data folder's)",
+    )
+    data.add_argument(
+        "--database",
+        default=None,
+        metavar="DSN",
+        help="the club's PostgreSQL database, postgresql://USER@HOST:PORT/DB, as given to"
+        " `tictactoe club` (default: $TICTACTOE_DATABASE; without it, the club's folder)",
     )
     ladder = commands.add_parser(
         "ladder", parents=[data], help="print the ladder", allow_abbrev=False
@@ -85,15 +93,19 @@ def _parser() -> argparse.ArgumentParser:
 
 def run_command(argv: Sequence[str]) -> int:
     """One owner's command (`argv` begins with its name); the exit status."""
+    if argv and argv[0] == "migrate":
+        from tictactoe.club.migrate import run_migrate
+
+        return run_migrate(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     path = club_path(args.data)
-    if not path.is_file():
+    if database_of(args.database) is None and not path.is_file():
         where = path.parent
         print(f"{PROG}: there is no club in {where} (no {path.name} there).", file=sys.stderr)
         return 2
     try:
-        record = ClubRecord(path)
+        record = open_club_store(args.data, args.database)
     except ClubUnavailable as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
@@ -112,7 +124,7 @@ def run_command(argv: Sequence[str]) -> int:
             lifted = record.unban(args.handle)
             handle = args.handle.lower()
             print(f"{handle} may come in again." if lifted else f"{handle} was not banned.")
-    except UnknownHandle as error:
+    except (UnknownHandle, ClubUnavailable) as error:  # PostgreSQL out of reach mid-command
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     finally:
@@ -120,7 +132,7 @@ def run_command(argv: Sequence[str]) -> int:
     return 0
 
 
-def _ladder(record: ClubRecord, *, as_json: bool) -> None:
+def _ladder(record: ClubStore, *, as_json: bool) -> None:
     rows = record.ladder(limit=1_000_000)
     if as_json:
         print(
@@ -165,7 +177,7 @@ def _ladder(record: ClubRecord, *, as_json: bool) -> None:
     )
 
 
-def _players(record: ClubRecord, *, as_json: bool) -> None:
+def _players(record: ClubStore, *, as_json: bool) -> None:
     rows = record.players()
     if as_json:
         print(
