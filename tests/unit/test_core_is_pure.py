@@ -31,6 +31,7 @@ FORBIDDEN = (
     "aiohttp",
     "asyncssh",
     "sqlite3",
+    "psycopg",
     "socket",
     "subprocess",
     "platformdirs",
