@@ -17,6 +17,7 @@ from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.series import FirstMove, NameClash
+from tictactoe.online.authority import MAX_WATCHERS
 from tictactoe.record.paths import default_record_path, is_database, path_problem
 
 if TYPE_CHECKING:
@@ -43,6 +44,32 @@ def _non_negative_seconds(text: str) -> float:
     if not 0 <= seconds <= 10:
         raise argparse.ArgumentTypeError("the delay must be between 0 and 10 seconds")
     return seconds
+
+
+GRACE_MOST = 3600.0
+"""The longest grace a host may give a dropped friend, in seconds: an hour."""
+
+
+def _grace_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= seconds <= GRACE_MOST:
+        raise argparse.ArgumentTypeError(
+            f"the grace must be between 0 and {GRACE_MOST:.0f} seconds"
+        )
+    return seconds
+
+
+def _watchers(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= count <= MAX_WATCHERS:
+        raise argparse.ArgumentTypeError(f"the watchers must be between 0 and {MAX_WATCHERS}")
+    return count
 
 
 def _port(text: str) -> int:
@@ -174,11 +201,19 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     )
     host.add_argument(
         "--grace",
-        type=_non_negative_seconds,
+        type=_grace_seconds,
         default=120.0,
         metavar="SECONDS",
         help="how long a dropped friend has to come back before you may end the series"
         " (default: 120)",
+    )
+    host.add_argument(
+        "--max-watchers",
+        type=_watchers,
+        default=MAX_WATCHERS,
+        metavar="N",
+        help=f"how many may watch the series at once, 0 to {MAX_WATCHERS}"
+        f" (default: {MAX_WATCHERS})",
     )
     _add_shared_options(host.add_argument)
     join = commands.add_parser(
@@ -371,6 +406,7 @@ def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig
         ssh_port=args.ssh_port,
         web_port=None if args.no_web else args.web_port,
         grace=args.grace,
+        max_watchers=args.max_watchers,
         first_move=config.first_move,
         relay=args.relay,
         relay_port=args.relay_port,

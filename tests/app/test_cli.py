@@ -539,3 +539,13 @@ def test_the_help_ends_with_examples_that_all_work(capsys: pytest.CaptureFixture
             options.parse_online(argv)
         else:
             options.parse_config(argv)
+
+
+def test_host_takes_a_grace_of_minutes_and_a_count_of_watchers() -> None:
+    from tictactoe.options import parse_online
+
+    _, _, host = parse_online(["host", "--grace", "120", "--max-watchers", "3"])
+    assert host is not None and host.grace == 120.0 and host.max_watchers == 3
+    for wrong in (["--grace", "-1"], ["--grace", "7200"], ["--max-watchers", "33"]):
+        with pytest.raises(SystemExit):
+            parse_online(["host", *wrong])

@@ -33,10 +33,10 @@ class HostTerminal:
     """`tictactoe host` in a pseudo-terminal of 100x32, read all the time (a terminal that
     stops reading would stop the game), typed into as a person would."""
 
-    def __init__(self, home: Path, *, files: str | None = None) -> None:
-        """`files`: the limit of open files it starts under, as `ulimit` takes it (`-Sn 1024`:
-        a tool's soft limit, which the host may raise; `-n 1024`: soft and hard, which it
-        may not)."""
+    def __init__(self, home: Path, *options: str, files: str | None = None) -> None:
+        """`options`: more of `tictactoe host`'s; `files`: the limit of open files it starts
+        under, as `ulimit` takes it (`-Sn 1024`: a tool's soft limit, which the host may raise;
+        `-n 1024`: soft and hard, which it may not)."""
         self.record = home / "record.sqlite3"
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 32, 100, 0, 0))
@@ -51,6 +51,7 @@ class HostTerminal:
                 *(sys.executable, "-m", "tictactoe", "host", "--player1", "Alice"),
                 *("--record", str(self.record)),
                 *("--listen", "127.0.0.1", "--ssh-port", "0", "--web-port", "0"),
+                *options,
             ],
             stdin=slave,
             stdout=slave,

@@ -47,7 +47,7 @@ from tictactoe.doors.throttle import Throttle
 from tictactoe.doors.web.code_gate import CodeGate
 from tictactoe.host.invitation import Invitation
 from tictactoe.host.server import AuthorityServer
-from tictactoe.online.authority import Authority
+from tictactoe.online.authority import MAX_WATCHERS, Authority
 
 if TYPE_CHECKING:
     from tictactoe.doors.web.server import GameServer
@@ -82,6 +82,8 @@ class HostConfig:
     """An SSH server whose port is forwarded to the SSH door (`tictactoe.doors.relay`)."""
     relay_port: int = 0
     """The relay's port for friends; 0: one the relay chooses."""
+    max_watchers: int = MAX_WATCHERS
+    """How many may watch the series at once."""
 
 
 def host_log_path() -> Path:
@@ -173,6 +175,7 @@ class Hosting:
             host_token=self.host_token,
             grace=config.grace,
             first_move=config.first_move,
+            max_watchers=config.max_watchers,
         )
         self.throttle = Throttle()
         """Wrong codes, counted at both doors."""

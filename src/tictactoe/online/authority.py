@@ -89,10 +89,13 @@ class Authority:
         host_token: str,
         grace: float = 120.0,
         first_move: FirstMove = FirstMove.CHOOSER,
+        max_watchers: int = MAX_WATCHERS,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
     ) -> None:
         self.code = code
+        self.max_watchers = max_watchers
+        """How many may watch at once; past that, a watcher is refused for good."""
         """The series' code, as `new_code` made it."""
         self.grace = grace
         """Seconds an away seat is waited for before the host is told the grace is over."""
@@ -221,7 +224,7 @@ class Authority:
                 f"{short(guest.name)} is still connected: if that is you, try again in half"
                 " a minute, once the old connection has been noticed gone."
             )
-        if len(self._watchers) >= MAX_WATCHERS:
+        if len(self._watchers) >= self.max_watchers:
             raise JoinDenied("This series has all the watchers it can take.", final=True)
         self._watchers.add(link)
         self._changed()
