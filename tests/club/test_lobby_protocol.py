@@ -8,6 +8,8 @@ import json
 import pytest
 
 from tictactoe.online.lobby import (
+    MAX_KEY_LINE,
+    AddKey,
     CloseTable,
     Farewell,
     GoTo,
@@ -19,6 +21,7 @@ from tictactoe.online.lobby import (
     PastMatch,
     ProtocolError,
     QuickPair,
+    Rematch,
     Said,
     SitAt,
     Snapshot,
@@ -38,6 +41,9 @@ ASKS: list[LobbyAsk] = [
     QuickPair(),
     WatchTable("12"),
     CloseTable(),
+    Rematch(),
+    AddKey("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB ada@laptop"),
+    AddKey("ssh-rsa " + "A" * (MAX_KEY_LINE - 8)),  # the longest line a player may paste
 ]
 
 NEWS: list[LobbyNews] = [
@@ -49,6 +55,12 @@ NEWS: list[LobbyNews] = [
         ladder=(LadderLine(1, "alan", "1560 ± 300", 2, 1, 1, 0),),
         recent=(PastMatch(("ada", "alan"), "OX", 1, (4, 0, 8), None, True),),
     ),
+    Snapshot(
+        You("ada", False, "1500 ± 500", waiting_at="7", waiting_for="alan"),
+        open=(TableRow("6", ("grace",), False, 3, rating="1500 ± 500", rematch=True),),
+        recent=(PastMatch(("ada", "alan"), "XO", 0, (4,), 1, False, 1_795_000_000.5),),
+    ),
+    Snapshot(You("alan", False, "1500 ± 500", offered_by="ada")),
     GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "ada", "seat", host_token="t"),
     GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "a watcher", "watcher", door_key="k"),
     Said("That table is not open any more."),
@@ -82,6 +94,10 @@ def test_every_piece_of_news_comes_back_as_it_went(news: LobbyNews) -> None:
         '{"kind": "hello", "token": "a", "token": "b"}',
         '{"kind": "hello", "token": "' + "x" * 2000 + '"}',  # past the size of an ask
         b'{"kind": "pair"}',
+        '{"kind": "rematch", "with": "alan"}',
+        '{"kind": "key"}',
+        '{"kind": "key", "line": 5}',
+        '{"kind": "key", "line": "' + "A" * (MAX_KEY_LINE + 1) + '"}',
     ],
 )
 def test_a_malformed_ask_is_refused(text: object) -> None:
@@ -97,6 +113,12 @@ def test_malformed_news_is_refused() -> None:
         {**snapshot, "recent": [{**snapshot["recent"][0], "marks": "XX"}]},
         {**snapshot, "recent": [{**snapshot["recent"][0], "moves": [9]}]},
         {**snapshot, "ladder": [[1, "alan", "1560", 2, 1, 1]]},
+        {**snapshot, "you": {**snapshot["you"], "offered_by": 3}},
+        {**snapshot, "you": {**snapshot["you"], "waiting_for": "x" * 41}},
+        {**snapshot, "open": [{**snapshot["open"][0], "rematch": None}]},
+        {**snapshot, "recent": [{**snapshot["recent"][0], "at": "yesterday"}]},
+        {**snapshot, "recent": [{**snapshot["recent"][0], "at": True}]},
+        {**snapshot, "recent": [{**snapshot["recent"][0], "at": -1}]},
         {**snapshot, "open": [snapshot["open"][0]] * 201},
         {
             "kind": "goto",

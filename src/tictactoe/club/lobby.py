@@ -13,6 +13,9 @@
 - every finished match of a rated table is written, with both ratings, in one transaction
   (`ClubRecord.finish`), and every lobby is told; a table of N matches ends after the Nth; a
   seat away past its grace loses the match in progress, and the series ends;
+- after a series, either player may offer the other a rematch (`Rematch`): a table like the last,
+  kept for the other, who takes it with the same ask; the offer lapses when the other leaves the
+  club or goes to another table. A signed-in player may add a key to their handle (`AddKey`);
 - bans are read from the record every `BANS_EVERY` seconds: a banned player's lobby is told
   `Farewell` (its game ends, saying so).
 """
@@ -40,7 +43,9 @@ from tictactoe.doors.throttle import Throttle
 from tictactoe.host.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import (
+    MAX_LOBBY_ASK,
     MAX_LOBBY_MESSAGE,
+    AddKey,
     CloseTable,
     Farewell,
     GoTo,
@@ -52,6 +57,7 @@ from tictactoe.online.lobby import (
     PastMatch,
     ProtocolError,
     QuickPair,
+    Rematch,
     Said,
     SitAt,
     Snapshot,
@@ -127,6 +133,8 @@ class _Table:
     host_token: str
     door_key: str
     sitter: str | None = None
+    kept_for: str | None = None
+    """The only player who may sit: a rematch offered to them."""
     recorded: int = 0
     """Finished matches of its series handed to the record."""
     ending: bool = False
@@ -170,6 +178,8 @@ class Club:
         self._ladder: tuple[LadderLine, ...] | None = None
         self._ratings: dict[str, Rating] = {}
         self._recent: dict[str, tuple[PastMatch, ...]] = {}
+        self._last: dict[str, tuple[str, bool, int | None]] = {}
+        """Each player's last series with both seats taken: the other, rated, its length."""
         self._stopping = False
 
     # Starting and stopping.
@@ -227,6 +237,7 @@ class Club:
         if member is not None and not self._online(member.handle):
             self._ratings.pop(member.handle, None)
             self._recent.pop(member.handle, None)
+            self._last.pop(member.handle, None)
 
     def _online(self, handle: str) -> bool:
         return any(member.handle == handle for member in self._members.values())
@@ -234,7 +245,7 @@ class Club:
     # Each lobby.
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        ws = web.WebSocketResponse(max_msg_size=1024, timeout=0.5)
+        ws = web.WebSocketResponse(max_msg_size=MAX_LOBBY_ASK, timeout=0.5)
         await ws.prepare(request)
         try:
             first = await ws.receive(timeout=HELLO_WITHIN)
@@ -293,6 +304,10 @@ class Club:
                 self._watch(lobby, self._tables.get(table))
             case CloseTable():
                 await self._close_own(member.handle)
+            case Rematch():
+                await self._rematch(lobby)
+            case AddKey(line):
+                self._add_key(lobby, line)
             case LobbyHello():
                 self._send(lobby, Said("This lobby has said hello already."))
 
@@ -307,7 +322,9 @@ class Club:
                 return "You are playing at a table already."
         return None
 
-    async def _open(self, lobby: _Lobby, *, rated: bool, matches: int | None) -> None:
+    async def _open(
+        self, lobby: _Lobby, *, rated: bool, matches: int | None, kept_for: str | None = None
+    ) -> None:
         handle = lobby.member.handle
         busy = self._busy(handle)
         if busy is not None:
@@ -322,9 +339,11 @@ class Club:
         authority = Authority(code, handle, host_token=host_token, grace=self.grace)
         server = AuthorityServer(authority, Throttle(), door_key=door_key)
         table = _Table(table_id, handle, rated, matches, server, host_token, door_key)
+        table.kept_for = kept_for
         server.on_change = lambda state: self._table_changed(table, state)
         await server.start()
         self._tables[table_id] = table
+        self._lapse(handle, f"{handle} opened a table: the rematch offer lapsed.")
         self._send(lobby, self._goto(table, handle))
         self.changed()
 
@@ -365,6 +384,9 @@ class Club:
         if table.opener == handle:
             self._send(lobby, Said("That is your own table: wait there for someone to sit."))
             return
+        if table.kept_for not in (None, handle):
+            self._send(lobby, Said(f"That table is kept for {table.kept_for}: a rematch."))
+            return
         busy = self._busy(handle)
         if busy is not None:
             self._send(lobby, Said(busy))
@@ -372,6 +394,7 @@ class Club:
         table.sitter = handle
         if lobby.member.guest:
             table.rated = False  # a guest's games are unrated
+        self._lapse(handle, f"{handle} sat at another table: the rematch offer lapsed.")
         self._send(lobby, self._goto(table, handle))
         self.changed()
 
@@ -381,7 +404,10 @@ class Club:
         waiting = [
             (table, self._rating(table.opener))
             for table in self._tables.values()
-            if table.sitter is None and not table.ending and table.opener != member.handle
+            if table.sitter is None
+            and not table.ending
+            and table.opener != member.handle
+            and table.kept_for is None
         ]
         table = closest(mine, waiting)
         if table is None:
@@ -406,9 +432,52 @@ class Club:
                 self.changed()
 
     def _gone(self, handle: str) -> None:
-        """`handle` has no lobby left: a table of theirs nobody sat at closes."""
+        """`handle` has no lobby left: a table of theirs nobody sat at closes, and so does a
+        rematch kept for them."""
         if not any(member.handle == handle and member.lobbies for member in self._members.values()):
             self._spawn(self._close_own(handle))
+            self._lapse(handle, f"{handle} left the club: the rematch offer lapsed.")
+
+    # Rematches and keys.
+
+    async def _rematch(self, lobby: _Lobby) -> None:
+        """Take the rematch offered to this player, or offer one to their last opponent."""
+        member = lobby.member
+        for table in self._tables.values():
+            if table.kept_for == member.handle and table.sitter is None and not table.ending:
+                self._sit(lobby, table)
+                return
+        last = self._last.get(member.handle)
+        if last is None:
+            self._send(lobby, Said("There is nobody to offer a rematch to: play a series first."))
+            return
+        other, rated, matches = last
+        if not any(each.handle == other and each.lobbies for each in self._members.values()):
+            self._send(lobby, Said(f"{other} is not in the club now."))
+        elif self._busy(other) is not None:
+            self._send(lobby, Said(f"{other} is at a table now."))
+        else:
+            await self._open(
+                lobby, rated=rated and not member.guest, matches=matches, kept_for=other
+            )
+
+    def _lapse(self, handle: str, text: str) -> None:
+        """Rematches kept for `handle` close, their openers told `text`."""
+        for table in list(self._tables.values()):
+            if table.kept_for == handle and table.sitter is None and not table.ending:
+                table.ending = True
+                self._tables.pop(table.id, None)
+                self._spawn(table.server.stop(text))
+                self.changed()
+
+    def _add_key(self, lobby: _Lobby, line: str) -> None:
+        member = lobby.member
+        if member.guest:
+            self._send(lobby, Said("A guest has no handle to add a key to: come in with a key."))
+            return
+        refusal = self.record.add_key(member.handle, line)
+        said = refusal or f"The key was added: it signs in as {member.handle} too."
+        self._send(lobby, Said(printable(said, 200)))
 
     def _seat_back(self, lobby: _Lobby) -> None:
         """A player whose seat is away (a dropped link) is sent back to it."""
@@ -466,6 +535,9 @@ class Club:
         if table.ending:
             return
         table.ending = True
+        if table.sitter is not None:  # either may offer the other a rematch
+            self._last[table.opener] = (table.sitter, table.rated, table.matches)
+            self._last[table.sitter] = (table.opener, table.rated, table.matches)
 
         async def end() -> None:
             await table.server.stop(text)
@@ -494,7 +566,7 @@ class Club:
     def snapshot(self, handle: str, guest: bool) -> Snapshot:
         """The lobby as `handle` sees it now."""
         open_rows, playing_rows = [], []
-        waiting_at = None
+        waiting_at = waiting_for = offered_by = None
         for table in self._tables.values():
             if table.ending:
                 continue
@@ -514,7 +586,11 @@ class Club:
                 )
             elif table.sitter is None:
                 if table.opener == handle:
-                    waiting_at = table.id
+                    waiting_at, waiting_for = table.id, table.kept_for
+                elif table.kept_for == handle:
+                    offered_by = table.opener
+                elif table.kept_for is not None:
+                    continue  # a rematch kept for someone else
                 open_rows.append(
                     TableRow(
                         table.id,
@@ -522,11 +598,12 @@ class Club:
                         table.rated,
                         table.matches,
                         rating=self._rating(table.opener).shown,
+                        rematch=table.kept_for == handle,
                     )
                 )
         rating = "" if guest else self._rating(handle).shown
         return Snapshot(
-            You(handle, guest, rating, waiting_at),
+            You(handle, guest, rating, waiting_at, waiting_for, offered_by),
             open=tuple(open_rows[:200]),
             playing=tuple(playing_rows[:200]),
             ladder=self._ladder_lines(),
@@ -566,6 +643,7 @@ class Club:
                     match.moves,
                     match.winner,
                     True,
+                    None if match.finished_at is None else match.finished_at.timestamp(),
                 )
                 for match in self.record.recent(handle, RECENT_SHOWN)
             )

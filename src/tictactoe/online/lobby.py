@@ -2,7 +2,8 @@
 how they travel (one JSON object per text frame, read strictly, every list and text bounded).
 
 A lobby link says `LobbyHello` first (the secret its door gave it), then asks: open a table, sit
-at one, be paired with the closest waiting player, watch a table, take back its own open table.
+at one, be paired with the closest waiting player, watch a table, take back its own open table,
+offer (or take) a rematch with the last opponent, add a second key to the player's handle.
 The club answers with a `Snapshot` on every change (coalesced), `Said` when it will not do what
 was asked, `GoTo` when the player is to sit at (or watch) a table, and `Farewell` when the
 player's session must end (a ban).
@@ -17,8 +18,11 @@ from tictactoe.online import schema
 from tictactoe.online.schema import ProtocolError
 
 __all__ = [
+    "MAX_KEY_LINE",
+    "MAX_LOBBY_ASK",
     "MAX_LOBBY_MESSAGE",
     "MAX_MATCHES",
+    "AddKey",
     "CloseTable",
     "Farewell",
     "GoTo",
@@ -30,6 +34,7 @@ __all__ = [
     "PastMatch",
     "ProtocolError",
     "QuickPair",
+    "Rematch",
     "Said",
     "SitAt",
     "Snapshot",
@@ -41,8 +46,8 @@ __all__ = [
     "parse_news",
 ]
 
-MAX_LOBBY_ASK: Final = 1024
-"""The largest message a lobby link may send, in bytes."""
+MAX_LOBBY_ASK: Final = 4096
+"""The largest message a lobby link may send, in bytes (a public key line fits)."""
 MAX_LOBBY_MESSAGE: Final = 256 * 1024
 """The largest message the club sends (a snapshot)."""
 MAX_ROWS: Final = 200
@@ -51,6 +56,8 @@ MAX_LADDER: Final = 50
 MAX_PAST: Final = 20
 MAX_MATCHES: Final = 99
 """The longest series a table may be opened for."""
+MAX_KEY_LINE: Final = 3000
+"""The longest public key line a player may paste (an 8192-bit RSA key's line fits)."""
 _TEXT: Final = 200
 _NAME: Final = 40
 _ID: Final = 40
@@ -99,7 +106,21 @@ class CloseTable:
     """Take back this player's open table, nobody having sat at it yet."""
 
 
-LobbyAsk = LobbyHello | OpenTable | SitAt | QuickPair | WatchTable | CloseTable
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Offer the last opponent a rematch (a table kept for the two of them, as the series they
+    played was), or take the rematch that opponent offered."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddKey:
+    """Let another public key (an OpenSSH line: "ssh-ed25519 AAAA… comment") sign in as this
+    player."""
+
+    line: str
+
+
+LobbyAsk = LobbyHello | OpenTable | SitAt | QuickPair | WatchTable | CloseTable | Rematch | AddKey
 
 
 # Club → link.
@@ -115,6 +136,10 @@ class You:
     """The rating shown, with its uncertainty ("1512 ± 96"); empty for a guest."""
     waiting_at: str | None = None
     """The table this player opened and waits at."""
+    waiting_for: str | None = None
+    """Whom that table is kept for (a rematch offered), or None: anyone may sit."""
+    offered_by: str | None = None
+    """Who offers this player a rematch now (`Rematch` takes it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +157,8 @@ class TableRow:
     score: tuple[int, int, int] = (0, 0, 0)
     """Wins of each player, and draws (in play)."""
     watchers: int = 0
+    rematch: bool = False
+    """An open table kept for this player: a rematch offered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +183,8 @@ class PastMatch:
     moves: tuple[int, ...]
     winner: int | None
     rated: bool
+    finished_at: float | None = None
+    """When it ended, in seconds since the epoch (None: not known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +250,10 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
             return {"kind": "watch", "table": table}
         case CloseTable():
             return {"kind": "close"}
+        case Rematch():
+            return {"kind": "rematch"}
+        case AddKey(line):
+            return {"kind": "key", "line": line}
         case Snapshot():
             return {
                 "kind": "snapshot",
@@ -229,6 +262,8 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
                     "guest": message.you.guest,
                     "rating": message.you.rating,
                     "waiting_at": message.you.waiting_at,
+                    "waiting_for": message.you.waiting_for,
+                    "offered_by": message.you.offered_by,
                 },
                 "open": [_row(row) for row in message.open],
                 "playing": [_row(row) for row in message.playing],
@@ -244,6 +279,7 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
                         "moves": list(past.moves),
                         "winner": past.winner,
                         "rated": past.rated,
+                        "at": past.finished_at,
                     }
                     for past in message.recent
                 ],
@@ -278,6 +314,7 @@ def _row(row: TableRow) -> dict[str, object]:
         "rating": row.rating,
         "score": list(row.score),
         "watchers": row.watchers,
+        "rematch": row.rematch,
     }
 
 
@@ -299,9 +336,12 @@ def parse_ask(text: object) -> LobbyAsk:
         case "pair":
             schema.only(obj, "pair", {"kind"})
             return QuickPair()
-        case "close":
-            schema.only(obj, "close", {"kind"})
-            return CloseTable()
+        case "close" | "rematch":
+            schema.only(obj, kind, {"kind"})
+            return CloseTable() if kind == "close" else Rematch()
+        case "key":
+            schema.only(obj, "key", {"kind", "line"})
+            return AddKey(schema.text(obj["line"], "line", MAX_KEY_LINE))
     raise ProtocolError(f"unknown kind {schema.shown(kind)}")
 
 
@@ -312,14 +352,19 @@ def parse_news(text: object) -> LobbyNews:
     match kind:
         case "snapshot":
             schema.only(obj, "snapshot", {"kind", "you", "open", "playing", "ladder", "recent"})
-            you = schema.fields(obj["you"], "you", {"handle", "guest", "rating", "waiting_at"})
-            waiting = you["waiting_at"]
+            you = schema.fields(
+                obj["you"],
+                "you",
+                {"handle", "guest", "rating", "waiting_at", "waiting_for", "offered_by"},
+            )
             return Snapshot(
                 You(
                     schema.text(you["handle"], "handle", _NAME),
                     _bool(you["guest"], "guest"),
                     schema.text(you["rating"], "rating", _NAME),
-                    None if waiting is None else schema.text(waiting, "waiting_at", _ID),
+                    _maybe(you["waiting_at"], "waiting_at", _ID),
+                    _maybe(you["waiting_for"], "waiting_for", _NAME),
+                    _maybe(you["offered_by"], "offered_by", _NAME),
                 ),
                 open=tuple(
                     _read_row(row) for row in schema.items(obj["open"], "open", 0, MAX_ROWS)
@@ -368,7 +413,11 @@ def _matches(value: object) -> int | None:
 
 
 def _secret(value: object, what: str) -> str | None:
-    return None if value is None else schema.text(value, what, _SECRET)
+    return _maybe(value, what, _SECRET)
+
+
+def _maybe(value: object, what: str, limit: int) -> str | None:
+    return None if value is None else schema.text(value, what, limit)
 
 
 def _count(value: object, what: str) -> int:
@@ -376,7 +425,7 @@ def _count(value: object, what: str) -> int:
 
 
 def _read_row(value: object) -> TableRow:
-    keys = {"id", "players", "rated", "matches", "rating", "score", "watchers"}
+    keys = {"id", "players", "rated", "matches", "rating", "score", "watchers", "rematch"}
     row = schema.fields(value, "table", keys)
     players = schema.items(row["players"], "players", 1, 2)
     score = schema.items(row["score"], "score", 3, 3)
@@ -389,6 +438,7 @@ def _read_row(value: object) -> TableRow:
         schema.text(row["rating"], "rating", _NAME),
         (wins0, wins1, draws),
         _count(row["watchers"], "watchers"),
+        _bool(row["rematch"], "rematch"),
     )
 
 
@@ -406,7 +456,7 @@ def _read_line(value: object) -> LadderLine:
 
 
 def _read_past(value: object) -> PastMatch:
-    keys = {"players", "marks", "first", "moves", "winner", "rated"}
+    keys = {"players", "marks", "first", "moves", "winner", "rated", "at"}
     past = schema.fields(value, "match", keys)
     marks = schema.text(past["marks"], "marks", 2)
     if marks not in ("XO", "OX"):
@@ -421,4 +471,14 @@ def _read_past(value: object) -> PastMatch:
         ),
         None if winner is None else schema.whole(winner, "winner", 0, 1),
         _bool(past["rated"], "rated"),
+        _time(past["at"]),
     )
+
+
+def _time(value: object) -> float | None:
+    """A time in seconds since the epoch, or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**40:
+        raise ProtocolError("match: at: not a time")
+    return float(value)
