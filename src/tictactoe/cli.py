@@ -100,6 +100,13 @@ def play_online(argv: Sequence[str]) -> int:
         from tictactoe.lines.online import join_lines
 
         return join_lines(config, setup)
+    if config.plain and host is not None:  # the host's seat, line by line
+        from tictactoe.host.hosting import log_to_file
+        from tictactoe.lines.hosting import host_lines
+
+        log_to_file()
+        open_files_limit()  # the doors' own bounds are what limit connections
+        return host_lines(config, host)
     problem = terminal_problem()
     if problem is not None:
         print(problem, file=sys.stderr)

@@ -215,6 +215,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         help=f"how many may watch the series at once, 0 to {MAX_WATCHERS}"
         f" (default: {MAX_WATCHERS})",
     )
+    host.add_argument(
+        "--plain",
+        action="store_true",
+        help="host line by line, for screen readers (chosen by itself when TERM is dumb)",
+    )
     _add_shared_options(host.add_argument)
     join = commands.add_parser(
         "join",
@@ -397,6 +402,7 @@ def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig
         keys=keys,
         save=not args.no_save,
         record_file=_file_path(parser, "--record", args.record),
+        plain=args.plain or os.environ.get("TERM") == "dumb",
     )
     problem = _record_problem(config)
     if problem is not None:

@@ -10,6 +10,7 @@ escape byte anywhere.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from online.test_end_to_end import Series, Terminal, host
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ssh_door import ssh_line
 from tictactoe.core.narration import LINE
+from tictactoe.record import GameRecord
 
 pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
 
@@ -94,3 +96,44 @@ def test_a_seat_and_a_watcher_play_and_follow_in_words(hosted: Series) -> None:
         assert b"\x1b" not in person.raw
         assert all(len(line) <= LINE for line in said(person))
     alice.expect("Bob left the series.")
+
+
+def test_the_host_hosts_in_words_and_a_friend_plays_full_screen(tmp_path: Path) -> None:
+    record = tmp_path / "record.sqlite3"
+    alice = Terminal(
+        [
+            *(sys.executable, "-m", "tictactoe", "host", "--plain", "--player1", "Alice"),
+            *("--record", str(record), "--listen", "127.0.0.1", "--ssh-port", "0", "--no-web"),
+        ]
+    )
+    series = Series(alice, "", 0, tmp_path / "known_hosts", friends=[])
+    try:
+        invitation = alice.expect(r"ssh -p (\d+) ([A-Z0-9]+)@127\.0\.0\.1")
+        series.code, series.port = invitation[2], int(invitation[1])
+        alice.expect("Waiting for a friend to join.")
+        alice.send(b"i\r")  # the invitation again, in words
+        alice.expect(r"paste one of these lines:.*paste one of these lines:")
+        bob = series.ssh("Bob")  # the full-screen seat
+        alice.expect(re.escape("Alice, choose X or O:"))
+        alice.send(b"x\r5\r")
+        bob.expect(r"1\. Alice X centre")
+        bob.send(b"1")
+        alice.expect(re.escape("Bob (O) takes the bottom left, 1."))
+        alice.send(b"7\r")
+        bob.send(b"2")
+        alice.expect(re.escape("Bob (O) takes the bottom, 2."))
+        alice.send(b"3\r")
+        alice.expect(re.escape("Alice (X) wins: 7, 5, 3, the diagonal from the top left."))
+        bob.expect("Alice wins")
+        alice.send(b"q\r")
+        assert alice.finish() == 0
+        alice_said = said(alice)
+        assert "You ended the series." in alice_said and "Final score" in alice_said
+        assert b"\x1b" not in alice.raw
+        assert all(len(line) <= LINE for line in alice_said)
+        bob.expect("Alice ended the series")
+        assert bob.finish() == 0
+        assert GameRecord(record).players(limit=2)[0].player.name == "Alice"
+    finally:
+        series.close()
+    assert series.left_behind() == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Final, TextIO
 
 from tictactoe.config import GameConfig
@@ -25,12 +26,16 @@ from tictactoe.online.protocol import Ended, Hello
 from tictactoe.process import signals_stop
 from tictactoe.report import tell_the_end
 from tictactoe.tui.online_app import JOIN_WITHIN, NOBODY_JOINED, JoinSetup
-from tictactoe.tui.seat_table import SeatTable
+from tictactoe.tui.seat_table import SeatLink, SeatTable
 
-__all__ = ["join_lines"]
+__all__ = ["SeatLines", "join_lines"]
 
 UNREACHABLE: Final = "The host's game cannot be reached: it may have ended."
 LOST: Final = "The link to the host's game was lost: the series has ended."
+
+ANSWER_WITHIN: Final = 5.0
+"""Seconds a line typed waits for the authority's answer to the one before (lines act in the
+order typed, each on the series as the one before left it)."""
 
 WAIT_SAID_AFTER: Final = 0.5
 """Seconds without a series to show before saying that the series has yet to begin."""
@@ -45,10 +50,78 @@ def join_lines(
         return asyncio.run(session.run())
 
 
-class _Joining(LineSession):
-    def __init__(self, config: GameConfig, setup: JoinSetup, source: TextIO, out: TextIO):
+class SeatLines(LineSession):
+    """A seat's (or a watcher's) lines at a series in an authority: `play_seat`."""
+
+    def __init__(self, config: GameConfig, source: TextIO, out: TextIO) -> None:
         super().__init__(source, out)
         self.config = config
+
+    def typed(self, table: SeatTable) -> None:
+        """A line of the person's has been handed to the table's view."""
+
+    async def play_seat(
+        self, link: SeatLink, *, invite: Callable[[], None] | None = None
+    ) -> tuple[Series | None, str]:
+        """Follow (and play) the series until it ends or the person leaves: the series as it
+        ended, and the sentence that ended it. With `invite`, `i` shows the invitation."""
+        waiting = asyncio.ensure_future(SeatTable.seated(link, invite=invite))
+        done, _ = await asyncio.wait({waiting}, timeout=WAIT_SAID_AFTER)
+        if not done and invite is None:
+            self.say("Waiting for the series to begin.")
+        held: list[str] = []  # typed before there was a series: played once there is
+        while not waiting.done():
+            reading = asyncio.ensure_future(self.line())
+            await asyncio.wait({waiting, reading}, return_when=asyncio.FIRST_COMPLETED)
+            if not reading.done():
+                reading.cancel()
+                continue
+            line = reading.result()
+            if line is None or line.strip().lower() == "q":  # left before the series began
+                waiting.cancel()
+                return None, ""
+            if line.strip().lower() == "i" and invite is not None:
+                invite()
+            else:
+                held.append(line)
+        seated = waiting.result()
+        if seated is None:
+            return None, LOST
+        if isinstance(seated, Ended):
+            return seated.series, seated.text
+        table = seated
+        view = LineView(table, self.out, self.config.keys or KeyLayout.NUMPAD, self.stop)
+        table.attach(view)
+        view.start(table.series)
+        for line in held:
+            view.read(line)
+        playing = asyncio.ensure_future(table.play())
+        typing = asyncio.ensure_future(self._typed(view, table))
+        await asyncio.wait({playing, typing}, return_when=asyncio.FIRST_COMPLETED)
+        if playing.done():
+            typing.cancel()
+            ended = playing.result()
+            if ended is None:
+                return table.series, LOST
+            return ended.series or table.series, ended.text
+        leaving = await table.leave()
+        playing.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await playing
+        return leaving.series, leaving.farewell
+
+    async def _typed(self, view: LineView, table: SeatTable) -> None:
+        """Each line typed, to the view in the order typed, until `q` or the end of input."""
+        while (line := await self.line()) is not None:
+            view.read(line)
+            self.typed(table)
+            with contextlib.suppress(TimeoutError):  # never held for long by a silent host
+                await asyncio.wait_for(table.answered(), ANSWER_WITHIN)
+
+
+class _Joining(SeatLines):
+    def __init__(self, config: GameConfig, setup: JoinSetup, source: TextIO, out: TextIO):
+        super().__init__(config, source, out)
         self.setup = setup
 
     async def run(self) -> int:
@@ -60,7 +133,7 @@ class _Joining(LineSession):
             link, farewell = None, NOBODY_JOINED
         if isinstance(link, AuthorityLink):
             try:
-                series, farewell = await self._play(link)
+                series, farewell = await self.play_seat(link)
             finally:
                 with contextlib.suppress(Exception):
                     await link.close()
@@ -92,53 +165,3 @@ class _Joining(LineSession):
                 self.say(str(denied))
             except LinkError:
                 return UNREACHABLE
-
-    async def _play(self, link: AuthorityLink) -> tuple[Series | None, str]:
-        """Follow (and play) the series until it ends or the person leaves: the series as it
-        ended, and the sentence that ended it."""
-        waiting = asyncio.ensure_future(SeatTable.seated(link))
-        done, _ = await asyncio.wait({waiting}, timeout=WAIT_SAID_AFTER)
-        if not done:
-            self.say("Waiting for the series to begin.")
-        held: list[str] = []  # typed before there was a series: played once there is
-        while not waiting.done():
-            reading = asyncio.ensure_future(self.line())
-            await asyncio.wait({waiting, reading}, return_when=asyncio.FIRST_COMPLETED)
-            if not reading.done():
-                reading.cancel()
-                continue
-            line = reading.result()
-            if line is None or line.strip().lower() == "q":  # left before the series began
-                waiting.cancel()
-                return None, ""
-            held.append(line)
-        seated = waiting.result()
-        if seated is None:
-            return None, LOST
-        if isinstance(seated, Ended):
-            return seated.series, seated.text
-        table = seated
-        view = LineView(table, self.out, self.config.keys or KeyLayout.NUMPAD, self.stop)
-        table.attach(view)
-        view.start(table.series)
-        for line in held:
-            view.read(line)
-        playing = asyncio.ensure_future(table.play())
-        typing = asyncio.ensure_future(self._typed(view))
-        await asyncio.wait({playing, typing}, return_when=asyncio.FIRST_COMPLETED)
-        if playing.done():
-            typing.cancel()
-            ended = playing.result()
-            if ended is None:
-                return table.series, LOST
-            return ended.series or table.series, ended.text
-        leaving = await table.leave()
-        playing.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await playing
-        return leaving.series, leaving.farewell
-
-    async def _typed(self, view: LineView) -> None:
-        """Each line typed, to the view in the order typed, until `q` or the end of input."""
-        while (line := await self.line()) is not None:
-            view.read(line)

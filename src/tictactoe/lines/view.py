@@ -147,6 +147,8 @@ class LineView:
             self._lines([text.format(layout=self.layout.value, rows=rows) for text in COMMANDS])
             if self.full_screen is not None:
                 self._lines([FULL_SCREEN_KEYS])
+        elif command == "i" and self.table.can_invite:
+            self.table.invite()
         elif command == "f" and self.full_screen is not None:
             self._lines(self.full_screen())
         elif command == "b":

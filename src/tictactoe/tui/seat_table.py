@@ -93,6 +93,10 @@ class SeatTable(Table):
         """Cancels the timer of the refusal on show, while it is: the count of a grace waits."""
         self._said = Notice()
         """The last notice the authority gave with a state."""
+        self._unanswered = 0
+        """What this seat sent that the authority has not answered yet (it answers each)."""
+        self._answered = asyncio.Event()
+        self._answered.set()
 
     @classmethod
     async def seated(
@@ -128,17 +132,40 @@ class SeatTable(Table):
     async def _read(self) -> Ended | None:
         if self._first is not None:
             self.receive(self._first)
-        async for message in self.link:
-            match message:
-                case State(series=None):
-                    pass  # not for a series on show
-                case State():
-                    self.receive(message)
-                case Refused(notice=notice):
-                    self.refused(notice)
-                case Ended():
-                    return message
-        return None
+        try:
+            async for message in self.link:
+                match message:
+                    case State(series=None):
+                        pass  # not for a series on show
+                    case State():
+                        self.receive(message)
+                    case Refused(notice=notice):
+                        self.refused(notice)
+                    case Ended():
+                        return message
+                self._an_answer()
+            return None
+        finally:
+            self._unanswered = 0
+            self._answered.set()
+
+    def _sent(self, message: ClientMessage) -> None:
+        self._unanswered += 1
+        self._answered.clear()
+        self._outbox.put_nowait(message)
+
+    def _an_answer(self) -> None:
+        """A state or a refusal has come: the answer to the oldest message unanswered (or news
+        from elsewhere, which the authority sends in between: then the next waits less)."""
+        if self._unanswered:
+            self._unanswered -= 1
+            if not self._unanswered:
+                self._answered.set()
+
+    async def answered(self) -> None:
+        """Once the authority has answered all this seat has sent (or the link has closed): a
+        line view hands the next line typed to a table that shows what the last one did."""
+        await self._answered.wait()
 
     async def _send_all(self) -> None:
         while True:
@@ -195,7 +222,7 @@ class SeatTable(Table):
         except SeriesError as refusal:
             return refusal
         self.view.say(Notice())
-        self._outbox.put_nowait(Act(self.version, intent))
+        self._sent(Act(self.version, intent))
         return None
 
     @property
@@ -212,7 +239,7 @@ class SeatTable(Table):
 
     def hinted(self) -> None:
         """The other screens are told a hint was asked for."""
-        self._outbox.put_nowait(AskHint())
+        self._sent(AskHint())
 
     def acts_for(self, seat: int) -> bool:
         """Only for its own seat: the other is at a screen of its own."""
