@@ -151,7 +151,7 @@ async def test_a_farewell_ends_the_session_saying_why() -> None:
         lobby.say(Farewell("You are banned from this club for ever."))
         await pilot.pause(0.1)
     assert app.farewell == "You are banned from this club for ever."
-    assert app.return_code == 0
+    assert app.return_code == 1  # the club ended it, not the player
 
 
 async def test_q_in_the_lobby_ends_the_session() -> None:

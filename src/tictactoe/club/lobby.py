@@ -17,13 +17,18 @@
   kept for the other, who takes it with the same ask; the offer lapses when the other leaves the
   club or goes to another table. A signed-in player may add a key to their handle (`AddKey`);
 - bans are read from the record every `BANS_EVERY` seconds: a banned player's lobby is told
-  `Farewell` (its game ends, saying so).
+  `Farewell` (its game ends, saying so);
+- what one player, one address, may do is bounded (`tictactoe.club.bounds`): guests at once, asks
+  a second, tables waiting; every refusal is one line in the log;
+- the record is read and written in threads (`tictactoe.club.calls`): a slow one delays its
+  answer, never the lobbies and tables; finished matches are written in the order they finish.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import secrets
@@ -34,7 +39,15 @@ from typing import Any, Final
 
 from aiohttp import WSMsgType, web
 
-from tictactoe.core.club import Rating, closest, until_text
+from tictactoe.club.bounds import (
+    ASKS_PER_HANDLE,
+    ASKS_PER_NETWORK,
+    GUESTS_PER_NETWORK,
+    TOO_MANY_GUESTS,
+    Paces,
+)
+from tictactoe.club.calls import InOrder, Reads
+from tictactoe.core.club import START, Entry, Rating, closest, is_guest, until_text
 from tictactoe.core.codes import new_code
 from tictactoe.core.series import FinishedMatch, Series
 from tictactoe.doors.bounds import Bucket, printable
@@ -104,6 +117,11 @@ class _Member:
     guest: bool
     peer: str
     lobbies: set[_Lobby] = field(default_factory=set)
+
+    @property
+    def network(self) -> str:
+        """Whom the club's bounds count the member as (`Throttle.network`)."""
+        return Throttle.network(self.peer)
 
 
 @dataclass(eq=False)
@@ -175,9 +193,17 @@ class Club:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._changed = asyncio.Event()
         self._bans_version: int | None = None
-        self._ladder: tuple[LadderLine, ...] | None = None
-        self._ratings: dict[str, Rating] = {}
-        self._recent: dict[str, tuple[PastMatch, ...]] = {}
+        self._ladder: Reads[None, tuple[LadderLine, ...]] = Reads(self._read_ladder)
+        self._ratings: Reads[str, Rating] = Reads(self.record.rating)
+        self._recent: Reads[str, tuple[PastMatch, ...]] = Reads(self._read_recent)
+        self._writes = InOrder()
+        """Finished matches being written, in the order they finished."""
+        self._guests_entering: dict[str, int] = {}
+        """By network: guests whose entry the record is making."""
+        self._opening: set[str] = set()
+        """Handles whose table is being opened."""
+        self._handle_paces = Paces(ASKS_PER_HANDLE)
+        self._network_paces = Paces(ASKS_PER_NETWORK)
         self._last: dict[str, tuple[str, bool, int | None]] = {}
         """Each player's last series with both seats taken: the other, rated, its length."""
         self._stopping = False
@@ -199,7 +225,7 @@ class Club:
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         self._port = int(self._runner.addresses[0][1])
-        self._bans_version = self.record.bans_version()
+        self._bans_version = await asyncio.to_thread(self.record.bans_version)
         self._spawn(self._publish())
         self._spawn(self._watch_bans())
 
@@ -215,28 +241,50 @@ class Club:
                 self._close(lobby)
         for task in self._tasks:
             task.cancel()
+        await self._writes.drain()  # nothing finished is lost
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
 
     # The gate: who a connection is.
 
-    def enter(self, user: str, key: str | None, peer: str) -> Admission:
-        online = {member.handle for member in self._members.values()}
-        entry = self.record.enter(user, key, peer, self.clock(), taken=online)
+    async def fits(self, user: str, key: str, peer: str) -> str | None:
+        return await asyncio.to_thread(self.record.would_refuse, user, key, peer, self.clock())
+
+    async def enter(self, user: str, key: str | None, peer: str) -> Admission:
+        guest = key is None or is_guest(user)
+        network = Throttle.network(peer)
+        if guest:
+            entering = self._guests_entering.get(network, 0)
+            here = sum(1 for m in self._members.values() if m.guest and m.network == network)
+            if entering + here >= GUESTS_PER_NETWORK:
+                return Admission(printable(user, 40), refusal=TOO_MANY_GUESTS)
+            self._guests_entering[network] = entering + 1
+        try:
+            entry = await asyncio.to_thread(self._enter, user, key, peer)
+        finally:
+            if guest:
+                self._guests_entering[network] -= 1
+                if not self._guests_entering[network]:
+                    del self._guests_entering[network]
         if entry.refusal is not None:
             return Admission(printable(user, 40), refusal=entry.refusal)
         token = secrets.token_urlsafe(24)
         self._members[token] = _Member(entry.handle, entry.guest, peer)
-        self._ratings[entry.handle] = entry.rating
+        self._ratings.put(entry.handle, entry.rating)
         return Admission(entry.handle, environment={CLUB_TOKEN: token})
+
+    def _enter(self, user: str, key: str | None, peer: str) -> Entry:
+        """The record's entry (in a thread): a guest's handle is none of those in the club."""
+        online = {member.handle for member in list(self._members.values())}
+        return self.record.enter(user, key, peer, self.clock(), taken=online)
 
     def left(self, admission: Admission) -> None:
         token = admission.environment.get(CLUB_TOKEN)
         member = self._members.pop(token, None) if token is not None else None
         if member is not None and not self._online(member.handle):
-            self._ratings.pop(member.handle, None)
-            self._recent.pop(member.handle, None)
+            self._ratings.forget(member.handle)
+            self._recent.forget(member.handle)
             self._last.pop(member.handle, None)
 
     def _online(self, handle: str) -> bool:
@@ -287,9 +335,29 @@ class Club:
                 log.warning("closed the lobby of %s: %s", lobby.member.handle, error)
                 return
             if bucket.take():  # past the pace (a held key): not done, and said so
-                self._send(lobby, Said(TOO_FAST))
+                self._too_fast(lobby, "its lobby's")
                 continue
+            member = lobby.member
+            if not self._handle_paces.has(member.handle):
+                self._too_fast(lobby, "its handle's")
+                continue
+            if not self._network_paces.has(member.network):
+                self._too_fast(lobby, "its address's")
+                continue
+            self._handle_paces.take(member.handle)
+            self._network_paces.take(member.network)
             await self._ask(lobby, ask)
+
+    def _too_fast(self, lobby: _Lobby, whose: str) -> None:
+        member = lobby.member
+        log.warning(
+            "refused an ask of %s from %s: past %s pace",
+            member.handle,
+            member.peer,
+            whose,
+            extra={"peer": member.peer},
+        )
+        self._send(lobby, Said(TOO_FAST))
 
     async def _ask(self, lobby: _Lobby, ask: LobbyAsk) -> None:
         member = lobby.member
@@ -307,12 +375,14 @@ class Club:
             case Rematch():
                 await self._rematch(lobby)
             case AddKey(line):
-                self._add_key(lobby, line)
+                await self._add_key(lobby, line)
             case LobbyHello():
                 self._send(lobby, Said("This lobby has said hello already."))
 
     def _busy(self, handle: str) -> str | None:
         """Why `handle` may not open or sit at a table now, or None."""
+        if handle in self._opening:
+            return "You are waiting at your own table already (c takes it back)."
         for table in self._tables.values():
             if table.ending:
                 continue
@@ -341,7 +411,11 @@ class Club:
         table = _Table(table_id, handle, rated, matches, server, host_token, door_key)
         table.kept_for = kept_for
         server.on_change = lambda state: self._table_changed(table, state)
-        await server.start()
+        self._opening.add(handle)  # one table waiting, however many lobbies ask
+        try:
+            await server.start()
+        finally:
+            self._opening.discard(handle)
         self._tables[table_id] = table
         self._lapse(handle, f"{handle} opened a table: the rematch offer lapsed.")
         self._send(lobby, self._goto(table, handle))
@@ -400,9 +474,11 @@ class Club:
 
     async def _pair(self, lobby: _Lobby) -> None:
         member = lobby.member
-        mine = self._rating(member.handle)
+        mine = await self._ratings.load(member.handle)
+        for opener in {table.opener for table in self._tables.values() if table.sitter is None}:
+            await self._ratings.load(opener)
         waiting = [
-            (table, self._rating(table.opener))
+            (table, self._ratings.get(table.opener) or START)
             for table in self._tables.values()
             if table.sitter is None
             and not table.ending
@@ -470,12 +546,12 @@ class Club:
                 self._spawn(table.server.stop(text))
                 self.changed()
 
-    def _add_key(self, lobby: _Lobby, line: str) -> None:
+    async def _add_key(self, lobby: _Lobby, line: str) -> None:
         member = lobby.member
         if member.guest:
             self._send(lobby, Said("A guest has no handle to add a key to: come in with a key."))
             return
-        refusal = self.record.add_key(member.handle, line)
+        refusal = await asyncio.to_thread(self.record.add_key, member.handle, line)
         said = refusal or f"The key was added: it signs in as {member.handle} too."
         self._send(lobby, Said(printable(said, 200)))
 
@@ -521,15 +597,23 @@ class Club:
         self._finished(table, record)
 
     def _finished(self, table: _Table, match: MatchRecord) -> None:
+        """Write `match` (in a thread, after those finished before it); then every lobby is
+        told."""
         players = (table.opener, table.sitter or "")
-        ratings = self.record.finish(
-            table.id, players, table.rated, match, match.winner, self.clock()
+        finish = functools.partial(
+            self.record.finish, table.id, players, table.rated, match, match.winner, self.clock()
         )
-        if ratings is not None:
-            self._ratings.update(zip(players, ratings, strict=True))
-            self._ladder = None
-        for handle in players:
-            self._recent.pop(handle, None)
+
+        def written(ratings: tuple[Rating, Rating] | None) -> None:
+            if ratings is not None:
+                for handle, rating in zip(players, ratings, strict=True):
+                    self._ratings.put(handle, rating)
+                self._ladder.forget(None)
+            for handle in players:
+                self._recent.forget(handle)
+            self.changed()
+
+        self._writes.call(finish, written)
 
     def _end(self, table: _Table, text: str) -> None:
         if table.ending:
@@ -597,57 +681,60 @@ class Club:
                         (table.opener,),
                         table.rated,
                         table.matches,
-                        rating=self._rating(table.opener).shown,
+                        rating=self._rating(table.opener),
                         rematch=table.kept_for == handle,
                     )
                 )
-        rating = "" if guest else self._rating(handle).shown
+        rating = "" if guest else self._rating(handle)
         return Snapshot(
             You(handle, guest, rating, waiting_at, waiting_for, offered_by),
             open=tuple(open_rows[:200]),
             playing=tuple(playing_rows[:200]),
-            ladder=self._ladder_lines(),
-            recent=() if guest else self._recent_of(handle),
+            ladder=self._ladder.get(None) or (),
+            recent=() if guest else (self._recent.get(handle) or ()),
         )
 
-    def _rating(self, handle: str) -> Rating:
-        rating = self._ratings.get(handle)
-        if rating is None:
-            rating = self._ratings[handle] = self.record.rating(handle)
-        return rating
+    async def _read_for(self, handle: str, guest: bool) -> None:
+        """Read what `handle`'s snapshot shows from the record (in threads), unless kept."""
+        openers = {table.opener for table in self._tables.values() if table.sitter is None}
+        if not guest:
+            openers.add(handle)
+            await self._recent.load(handle)
+        for each in openers:
+            await self._ratings.load(each)
+        await self._ladder.load(None)
 
-    def _ladder_lines(self) -> tuple[LadderLine, ...]:
-        if self._ladder is None:
-            self._ladder = tuple(
-                LadderLine(
-                    row.rank,
-                    row.handle,
-                    row.rating.shown,
-                    row.matches,
-                    row.wins,
-                    row.draws,
-                    row.losses,
-                )
-                for row in self.record.ladder(LADDER_SHOWN)
-            )
-        return self._ladder
+    def _rating(self, handle: str) -> str:
+        """`handle`'s rating as shown, as read (`_read_for`)."""
+        return (self._ratings.get(handle) or START).shown
 
-    def _recent_of(self, handle: str) -> tuple[PastMatch, ...]:
-        recent = self._recent.get(handle)
-        if recent is None:
-            recent = self._recent[handle] = tuple(
-                PastMatch(
-                    (match.players[0].name, match.players[1].name),
-                    "".join(match.marks),
-                    match.first_mover,
-                    match.moves,
-                    match.winner,
-                    True,
-                    None if match.finished_at is None else match.finished_at.timestamp(),
-                )
-                for match in self.record.recent(handle, RECENT_SHOWN)
+    def _read_ladder(self, _: None) -> tuple[LadderLine, ...]:
+        return tuple(
+            LadderLine(
+                row.rank,
+                row.handle,
+                row.rating.shown,
+                row.matches,
+                row.wins,
+                row.draws,
+                row.losses,
             )
-        return recent
+            for row in self.record.ladder(LADDER_SHOWN)
+        )
+
+    def _read_recent(self, handle: str) -> tuple[PastMatch, ...]:
+        return tuple(
+            PastMatch(
+                (match.players[0].name, match.players[1].name),
+                "".join(match.marks),
+                match.first_mover,
+                match.moves,
+                match.winner,
+                True,
+                None if match.finished_at is None else match.finished_at.timestamp(),
+            )
+            for match in self.record.recent(handle, RECENT_SHOWN)
+        )
 
     def _send(self, lobby: _Lobby, news: LobbyNews) -> None:
         if lobby.closing:
@@ -685,6 +772,10 @@ class Club:
                 if lobby.stale and not lobby.closing:
                     lobby.stale = False
                     member = lobby.member
+                    try:
+                        await self._read_for(member.handle, member.guest)
+                    except Exception as error:  # shown as far as it was read; said in the log
+                        log.warning("the club's record could not be read: %s", error)
                     text = lobby_json(self.snapshot(member.handle, member.guest))
                     if len(text.encode()) <= MAX_LOBBY_MESSAGE:
                         await lobby.ws.send_str(text)
@@ -698,13 +789,17 @@ class Club:
     async def _watch_bans(self) -> None:
         while True:
             await asyncio.sleep(BANS_EVERY)
-            version = self.record.bans_version()
-            if version == self._bans_version:
+            try:
+                version = await asyncio.to_thread(self.record.bans_version)
+                if version == self._bans_version:
+                    continue
+                banned = await asyncio.to_thread(self._banned, self.clock())
+            except Exception as error:  # read again at the next turn
+                log.warning("the club's record could not be read: %s", error)
                 continue
             self._bans_version = version
-            now = self.clock()
             for member in list(self._members.values()):
-                until = self.record.banned_until(member.handle, now)
+                until = banned.get(member.handle)
                 if until is None:
                     continue
                 log.warning("ended the sessions of %s: banned", member.handle)
@@ -713,6 +808,12 @@ class Club:
                         lobby, Farewell(f"You are banned from this club {until_text(until)}.")
                     )
                     self._close(lobby)
+
+    def _banned(self, now: float) -> dict[str, float]:
+        """Those in the club who are banned (in a thread), and until when."""
+        handles = {member.handle for member in list(self._members.values()) if not member.guest}
+        banned = {handle: self.record.banned_until(handle, now) for handle in handles}
+        return {handle: until for handle, until in banned.items() if until is not None}
 
     def _spawn(self, job: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(job)

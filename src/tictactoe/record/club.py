@@ -69,6 +69,10 @@ KEYS_PER_PLAYER: Final = 8
 CLAIM_WINDOW: Final = 3600.0
 """Seconds over which `CLAIMS_PER_HOUR` counts an address's new handles."""
 
+TOO_MANY_CLAIMS: Final = (
+    "Too many new handles were claimed from this address this hour; please try again later."
+)
+
 _SCHEMA_V1: Final = (
     """CREATE TABLE players (
         id         INTEGER PRIMARY KEY,
@@ -298,12 +302,7 @@ class ClubRecord:
                 if not db.execute(
                     "SELECT 1 FROM keys WHERE player = ? AND data = ?", (player, line.data)
                 ).fetchone():
-                    return Entry(
-                        own,
-                        False,
-                        START,
-                        f"The handle {own} belongs to another key; choose another handle.",
-                    )
+                    return Entry(own, False, START, another_key(own))
                 banned = self._key_banned(db, line.data, now)
                 if banned is not None:
                     return Entry(own, False, START, banned)
@@ -311,6 +310,38 @@ class ClubRecord:
                 return Entry(own, False, _rating(db, player))
 
         return self._run(come_in)
+
+    def would_refuse(self, handle: str, key: str, address: str, now: float) -> str | None:
+        """Why `enter` would refuse the key `key` as `handle` from `address` now, changing
+        nothing: the handle is another key's, the key is banned, or this free handle may not be
+        claimed from `address` (too many this hour). None when `enter` would let it in or let it
+        claim the handle. The door asks this of each key a client offers, so that one of them
+        that fits lets it in."""
+        if is_guest(handle):
+            return None
+        try:
+            own = handle_of(handle)
+            line = public_key(key)
+        except (BadHandle, BadKey) as refusal:
+            return str(refusal)
+
+        def check(db: sqlite3.Connection) -> str | None:
+            player = _player(db, own)
+            if player is not None:
+                held = db.execute(
+                    "SELECT 1 FROM keys WHERE player = ? AND data = ?", (player, line.data)
+                ).fetchone()
+                return self._key_banned(db, line.data, now) if held else another_key(own)
+            banned = self._key_banned(db, line.data, now)
+            if banned is not None:
+                return banned
+            (claims,) = db.execute(
+                "SELECT count(*) FROM claims WHERE address = ? AND at > ?",
+                (address, now - CLAIM_WINDOW),
+            ).fetchone()
+            return TOO_MANY_CLAIMS if claims >= CLAIMS_PER_HOUR else None
+
+        return self._run(check)
 
     def _claim(
         self,
@@ -332,13 +363,7 @@ class ClubRecord:
             (address, now - CLAIM_WINDOW),
         ).fetchone()
         if claims >= CLAIMS_PER_HOUR:
-            return Entry(
-                handle,
-                False,
-                START,
-                "Too many new handles were claimed from this address this hour;"
-                " please try again later.",
-            )
+            return Entry(handle, False, START, TOO_MANY_CLAIMS)
         player = db.execute(
             "INSERT INTO players (handle, claimed_at, last_seen) VALUES (?, ?, ?)",
             (handle, now, now),
@@ -567,6 +592,11 @@ class ClubRecord:
             ]
 
         return self._run(read)
+
+
+def another_key(handle: str) -> str:
+    """Why a key that is not one of `handle`'s may not come in as `handle`."""
+    return f"The handle {handle} belongs to another key; choose another handle."
 
 
 def _player(db: sqlite3.Connection, handle: str) -> int | None:

@@ -65,8 +65,10 @@ from tictactoe.core.series import Player
 from tictactoe.record.club import (
     CLAIM_WINDOW,
     KEYS_PER_PLAYER,
+    TOO_MANY_CLAIMS,
     ClubUnavailable,
     UnknownHandle,
+    another_key,
 )
 from tictactoe.record.match import MatchRecord
 
@@ -424,6 +426,42 @@ class PostgresClubRecord:
                 START,
                 "The club cannot reach its records just now; please try again in a minute.",
             )
+
+    def would_refuse(self, handle: str, key: str, address: str, now: float) -> str | None:
+        """Why `enter` would refuse the key `key` as `handle` from `address` now, changing
+        nothing (see `ClubRecord.would_refuse`); None too while the database is out of reach
+        (`enter` then says so)."""
+        if is_guest(handle):
+            return None
+        try:
+            own = handle_of(handle)
+            line = public_key(key)
+        except (BadHandle, BadKey) as refusal:
+            return str(refusal)
+
+        def check(conn: Connection) -> str | None:
+            player = _player(conn, own)
+            if player is not None:
+                held = _one(
+                    conn,
+                    "SELECT 1 FROM keys WHERE player = %s AND data = %s",
+                    (player, line.data),
+                )
+                return _key_banned(conn, line.data, now) if held else another_key(own)
+            banned = _key_banned(conn, line.data, now)
+            if banned is not None:
+                return banned
+            claims = _one(
+                conn,
+                "SELECT count(*) FROM claims WHERE address = %s AND at > %s",
+                (address, now - CLAIM_WINDOW),
+            )
+            return TOO_MANY_CLAIMS if int(claims) >= CLAIMS_PER_HOUR else None
+
+        try:
+            return self._run(check)
+        except psycopg.Error:
+            return None
 
     def add_key(self, handle: str, key_line: str) -> str | None:
         """Let another key sign in as `handle`: None when it may, else why not in one sentence."""

@@ -149,8 +149,10 @@ class ClubApp(TicTacToeApp):
         self.notify(text, markup=False)
 
     def _gone(self, text: str) -> None:
+        """The club ended the session (a ban, the club closing) or its link was lost: said,
+        and an exit status of 1 (a player's own `q` is 0)."""
         self.farewell = self.farewell or text
-        self.exit(None)
+        self.exit(None, return_code=1)
 
     async def action_quit(self) -> None:
         """At a table, `q` leaves it (a seat ends the series for both); in the lobby, it ends

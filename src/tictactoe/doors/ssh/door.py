@@ -26,9 +26,11 @@ as each browser tab does under `tictactoe serve`:
   the language and colours the client sent when they are sane.
 
 With a `Gate` (`tictactoe.doors.ssh.gate`, the club's door) the user name is a name, not a code:
-any public key the client offers is taken (asyncssh checks its signature) and so is a login
-without a key, and the gate decides, once the login is over, who the connection is, or why it may
-not play (said in one sentence when its session starts, no game started).
+each public key the client offers is asked about (a key that cannot be this name's is declined,
+and the client offers its next; asyncssh checks the signature of the one taken), a login without
+a key is taken, and the gate decides, once the login is over, who the connection is, or why it may
+not play (said in one sentence when its session starts, no game started; when every key was
+declined, the last one's refusal).
 """
 
 from __future__ import annotations
@@ -62,9 +64,14 @@ __all__ = ["WRONG_CODE", "Connection", "SshDoor"]
 log = logging.getLogger("tictactoe.online")
 
 WRONG_CODE: Final = "That is not the code of this series. Check the line you were given."
+CANNOT_ADMIT: Final = "The club cannot let you in just now; please try again in a minute."
 
 SESSIONS_PER_CONNECTION: Final = 4
 """Sessions one SSH connection may open (OpenSSH can share one connection between several)."""
+
+KEYS_PER_CONNECTION: Final = 10
+"""Public keys one connection may offer a gate (OpenSSH's own `MaxAuthTries` is 6); the next
+ones are declined unasked."""
 
 _BIND_TRIES: Final = 5
 """Draws of a free port before giving up on one free on every address asked for."""
@@ -381,6 +388,13 @@ class Connection(asyncssh.SSHServer):
         """The public key (an OpenSSH line) the connection is logging in with (a gate's door)."""
         self.admission: Admission | None = None
         """What the door's gate decided once the login was over."""
+        self.admitting: asyncio.Task[None] | None = None
+        """The gate deciding, once the login is over: sessions wait for it."""
+        self.declined: str | None = None
+        """Why the gate declined the last key it declined (said if no key is taken)."""
+        self._answers: dict[str, str | None] = {}
+        """The gate's answer about each key offered (asyncssh asks twice about the one used)."""
+        self.lost = False
         self._idle: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -393,6 +407,7 @@ class Connection(asyncssh.SSHServer):
             conn.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True  # an admission decided after this is let go at once
         self.door.forget(self)
         self._cancel_idle()
         if self.admission is not None and self.door.gate is not None:
@@ -450,10 +465,20 @@ class Connection(asyncssh.SSHServer):
     def public_key_auth_supported(self) -> bool:
         return self.door.gate is not None
 
-    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        """Any key is taken (asyncssh then checks the client holds it): the gate decides."""
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        """A key the gate says may be `username`'s is taken (asyncssh then checks the client
+        holds it); another is declined, so that the client offers its next."""
         self.tried = True
-        self.key = key.export_public_key("openssh").decode("ascii", "replace").strip()
+        line = key.export_public_key("openssh").decode("ascii", "replace").strip()
+        if line not in self._answers:
+            if len(self._answers) >= KEYS_PER_CONNECTION or self.door.gate is None:
+                return False
+            self._answers[line] = await self.door.gate.fits(username, line, self.peer)
+        refusal = self._answers[line]
+        if refusal is not None:
+            self.declined = refusal
+            return False
+        self.key = line
         return True
 
     def kbdint_auth_supported(self) -> bool:
@@ -468,12 +493,34 @@ class Connection(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         self.door.logged_in(self)
         gate = self.door.gate
-        if gate is not None:
-            self.admission = gate.enter(self.user, self.key, self.peer)
-            self.code = self.admission.name
-            if self.admission.refusal is not None:
-                self.note("refused %s: %s", self.peer, self.admission.refusal)
+        if gate is not None and self.key is None and self.declined is not None:
+            self._admitted(Admission(printable(self.user, 40), refusal=self.declined))
+        elif gate is not None:
+            self.admitting = asyncio.create_task(self._admit(gate))
+            self.door.spawn(self._wait_admitted)
         self._watch_idle()
+
+    async def _admit(self, gate: Gate) -> None:
+        try:
+            admission = await gate.enter(self.user, self.key, self.peer)
+        except Exception as error:  # the gate's record failed: said to the player, and logged
+            self.note("could not let %s in: %s", self.peer, printable(str(error), 120))
+            admission = Admission(printable(self.user, 40), refusal=CANNOT_ADMIT)
+        if self.lost:
+            gate.left(admission)
+            return
+        self._admitted(admission)
+
+    async def _wait_admitted(self) -> None:
+        """The door's stop waits for the gate's answer (counted among its tasks)."""
+        if self.admitting is not None:
+            await asyncio.gather(self.admitting, return_exceptions=True)
+
+    def _admitted(self, admission: Admission) -> None:
+        self.admission = admission
+        self.code = admission.name
+        if admission.refusal is not None:
+            self.note("refused %s: %s", self.peer, admission.refusal)
 
     def session_requested(
         self,

@@ -1,9 +1,15 @@
 """Who comes in at a door where the SSH user name is a name and the key says who (the club).
 
-With a `Gate`, the door (`tictactoe.doors.ssh.door.SshDoor`) takes any public key the client
-offers (asyncssh checks the signature) and a login without a key (keyboard-interactive with no
-prompt), and asks the gate, once the login is over, what the person is: an `Admission`. A
-refusal is said in one sentence when the session starts, and no game starts.
+With a `Gate`, the door (`tictactoe.doors.ssh.door.SshDoor`) asks the gate about each public key
+the client offers (`Gate.fits`): a key that cannot be this name's (another key's name, a banned
+key) is declined, so that the client offers its next one; a key that fits is taken (asyncssh
+checks the client holds it). A login without a key (keyboard-interactive with no prompt) is taken
+too. Once the login is over the door asks the gate what the person is (`Gate.enter`): an
+`Admission`. A refusal is said in one sentence when the session starts, and no game starts; when
+every key offered was declined, that sentence is the last key's refusal.
+
+The gate's answers may take a while (a record on disk): they are coroutines, and the door's
+other connections go on meanwhile.
 """
 
 from __future__ import annotations
@@ -28,9 +34,15 @@ class Admission:
 
 
 class Gate(Protocol):
-    """What the door asks about a connection once its login is over, and tells when it goes."""
+    """What the door asks about a connection's keys and, once its login is over, who it is;
+    and what it tells the gate when the connection goes."""
 
-    def enter(self, user: str, key: str | None, peer: str) -> Admission:
+    async def fits(self, user: str, key: str, peer: str) -> str | None:
+        """Why the public key `key` (an OpenSSH public key line) offered by `peer` cannot log in
+        as `user`, in one sentence; None when it may (asked before the client proves it holds
+        the key: nothing is decided or kept here)."""
+
+    async def enter(self, user: str, key: str | None, peer: str) -> Admission:
         """The connection of `user` from `peer` logged in with the public key `key` (an
         OpenSSH public key line), or without one (None)."""
 

@@ -125,6 +125,10 @@ class SessionsConnection(Protocol):
     def admission(self) -> Admission | None:
         """What a gate decided about the connection (None at a door without one)."""
 
+    @property
+    def admitting(self) -> asyncio.Task[None] | None:
+        """The gate deciding about the connection, while it has not: sessions wait for it."""
+
     def note(self, message: str, *args: object) -> None: ...
 
     def session_opened(self, session: Session) -> None: ...
@@ -196,6 +200,20 @@ class Session(asyncssh.SSHServerSession[bytes]):
         if self._unstarted is not None:
             self._unstarted.cancel()
             self._unstarted = None
+        admitting = self.connection.admitting
+        if admitting is not None and not admitting.done():
+            self.door.spawn(self._when_admitted, starting=True)
+            return
+        self._begin()
+
+    async def _when_admitted(self) -> None:
+        admitting = self.connection.admitting
+        if admitting is not None:
+            await asyncio.gather(admitting, return_exceptions=True)
+        self._begin()
+
+    def _begin(self) -> None:
+        """A game for this session, or the one sentence saying why not."""
         admission = self.connection.admission
         refusal = None if admission is None else admission.refusal
         peer = self.connection.peer
