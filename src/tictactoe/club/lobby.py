@@ -33,9 +33,9 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from aiohttp import WSMsgType, web
 
@@ -81,8 +81,11 @@ from tictactoe.online.lobby import (
     parse_ask,
 )
 from tictactoe.online.protocol import State
-from tictactoe.record.club import ClubRecord
+from tictactoe.record.club_store import ClubStore
 from tictactoe.record.match import MatchRecord
+
+if TYPE_CHECKING:
+    from tictactoe.club.cluster import Cluster
 
 __all__ = ["CLUB_TOKEN", "WATCHER_NAME", "Club"]
 
@@ -172,12 +175,15 @@ class Club:
 
     def __init__(
         self,
-        record: ClubRecord,
+        record: ClubStore,
         *,
         grace: float = 120.0,
         clock: Callable[[], float] = time.time,
+        cluster: Cluster | None = None,
     ) -> None:
         self.record = record
+        self.cluster = cluster
+        """This process's part in a club of several processes (`tictactoe.club.cluster`)."""
         self.grace = grace
         """Seconds a seat whose link dropped is kept for its player."""
         self.clock = clock
@@ -228,12 +234,16 @@ class Club:
         self._bans_version = await asyncio.to_thread(self.record.bans_version)
         self._spawn(self._publish())
         self._spawn(self._watch_bans())
+        if self.cluster is not None:
+            await self.cluster.start(self)
 
     async def stop(self, text: str = "The club has closed.") -> None:
         """Every table ends with `text`, every lobby is told it, and the server closes."""
         if self._stopping:
             return
         self._stopping = True
+        if self.cluster is not None:
+            await self.cluster.stop()
         await asyncio.gather(*(table.server.stop(text) for table in self._tables.values()))
         for member in self._members.values():
             for lobby in list(member.lobbies):
@@ -364,6 +374,11 @@ class Club:
         match ask:
             case OpenTable(rated, matches):
                 await self._open(lobby, rated=rated and not member.guest, matches=matches)
+            case SitAt(table) if self.cluster is not None and table not in self._tables:
+                busy = self._busy(member.handle)
+                self._send(lobby, self.cluster.sit(member.handle, member.guest, table, busy))
+            case WatchTable(table) if self.cluster is not None and table not in self._tables:
+                self._send(lobby, self.cluster.watch(table))
             case SitAt(table):
                 self._sit(lobby, self._tables.get(table))
             case QuickPair():
@@ -390,7 +405,7 @@ class Club:
                 return "You are waiting at your own table already (c takes it back)."
             if handle in (table.opener, table.sitter):
                 return "You are playing at a table already."
-        return None
+        return None if self.cluster is None else self.cluster.busy(handle)
 
     async def _open(
         self, lobby: _Lobby, *, rated: bool, matches: int | None, kept_for: str | None = None
@@ -400,7 +415,8 @@ class Club:
         if busy is not None:
             self._send(lobby, Said(busy))
             return
-        table_id = str(next(self._ids))
+        number = next(self._ids)
+        table_id = str(number) if self.cluster is None else self.cluster.table_id(number)
         code, host_token, door_key = (
             new_code(),
             secrets.token_urlsafe(24),
@@ -413,7 +429,7 @@ class Club:
         server.on_change = lambda state: self._table_changed(table, state)
         self._opening.add(handle)  # one table waiting, however many lobbies ask
         try:
-            await server.start()
+            await server.start("127.0.0.1" if self.cluster is None else self.cluster.address)
         finally:
             self._opening.discard(handle)
         self._tables[table_id] = table
@@ -423,10 +439,11 @@ class Club:
 
     def _goto(self, table: _Table, handle: str | None) -> GoTo:
         """What `handle` (None: a watcher) says hello with at `table`."""
+        url = table.server.url if self.cluster is None else self.cluster.url(table.server.port)
         if handle is None:
             return GoTo(
                 table.id,
-                table.server.url,
+                url,
                 table.authority.code,
                 WATCHER_NAME,
                 "watcher",
@@ -435,7 +452,7 @@ class Club:
         if handle == table.opener:
             return GoTo(
                 table.id,
-                table.server.url,
+                url,
                 table.authority.code,
                 handle,
                 "seat",
@@ -443,7 +460,7 @@ class Club:
             )
         return GoTo(
             table.id,
-            table.server.url,
+            url,
             table.authority.code,
             handle,
             "seat",
@@ -464,6 +481,9 @@ class Club:
         busy = self._busy(handle)
         if busy is not None:
             self._send(lobby, Said(busy))
+            return
+        if self.cluster is not None and not self.cluster.claim(table.id, handle):
+            self._send(lobby, Said("That table is not open any more."))
             return
         table.sitter = handle
         if lobby.member.guest:
@@ -563,6 +583,9 @@ class Club:
             if not table.ending and away is not None and away.name == handle:
                 self._send(lobby, self._goto(table, handle))
                 return
+        goto = None if self.cluster is None else self.cluster.seat_back(handle)
+        if goto is not None:
+            self._send(lobby, goto)
 
     # The tables.
 
@@ -636,6 +659,17 @@ class Club:
     def changed(self) -> None:
         """Something every lobby shows has changed: a snapshot goes to each, soon."""
         self._changed.set()
+        if self.cluster is not None:
+            self.cluster.changed(self._tables.values())
+
+    def forget_cached(self, handles: Iterable[str] = ()) -> None:
+        """Another process wrote a match (of `handles`): the ladder, and their ratings and
+        recent matches, are read again."""
+        self._ladder.forget(None)
+        for handle in handles:
+            self._ratings.forget(handle)
+            self._recent.forget(handle)
+        self.changed()
 
     async def _publish(self) -> None:
         while True:
@@ -685,6 +719,10 @@ class Club:
                         rematch=table.kept_for == handle,
                     )
                 )
+        if self.cluster is not None:
+            elsewhere_open, elsewhere_playing = self.cluster.rows()
+            open_rows += elsewhere_open
+            playing_rows += elsewhere_playing
         rating = "" if guest else self._rating(handle)
         return Snapshot(
             You(handle, guest, rating, waiting_at, waiting_for, offered_by),

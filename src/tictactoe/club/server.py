@@ -16,7 +16,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, cast
 
 import platformdirs
 
@@ -70,6 +70,28 @@ def club_parser() -> argparse.ArgumentParser:
         help="the club's folder: its record, host key and log (default: the user data folder)",
     )
     parser.add_argument("--grace", type=float, default=120.0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--database",
+        default=None,
+        metavar="DSN",
+        help="a PostgreSQL database, postgresql://USER@HOST:PORT/DB, shared by several club"
+        " processes (default: TICTACTOE_DATABASE, else the club's own file in --data)",
+    )
+    parser.add_argument(
+        "--host-key",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the SSH host key (default: ssh_host_key in --data); give every process of a club"
+        " the same one",
+    )
+    parser.add_argument(
+        "--cluster-address",
+        default=None,
+        metavar="ADDR",
+        help="with --database: the address the other club processes reach this one's tables at"
+        " (default 127.0.0.1: every process on this machine)",
+    )
     return parser
 
 
@@ -98,13 +120,16 @@ def run_club(argv: Sequence[str]) -> int:
 
     log_to_file(data / LOG_FILE)
     try:
-        key = load_host_key(data / HOST_KEY_FILE)
+        key = load_host_key(args.host_key or data / HOST_KEY_FILE)
     except HostKeyError as error:
         parser.exit(2, f"tictactoe club: error: {error}\n")
-    from tictactoe.record.club import ClubRecord
-    from tictactoe.record.paths import CLUB_NAME
+    from tictactoe.record.club import ClubUnavailable
+    from tictactoe.record.club_store import open_club_store
 
-    record = ClubRecord(data / CLUB_NAME)
+    try:
+        record = open_club_store(data, args.database)
+    except ClubUnavailable as error:
+        parser.exit(2, f"tictactoe club: error: {error}\n")
     try:
         return asyncio.run(_serve(args, key, record))
     except OSError as error:
@@ -118,12 +143,12 @@ def run_club(argv: Sequence[str]) -> int:
 async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     import asyncssh
 
-    from tictactoe.club.lobby import Club
+    from tictactoe.club.cluster import club_for
     from tictactoe.doors.ssh import SshDoor, fingerprint
-    from tictactoe.record.club import ClubRecord
+    from tictactoe.record.club_store import ClubStore
 
-    assert isinstance(key, asyncssh.SSHKey) and isinstance(record, ClubRecord)
-    club = Club(record, grace=args.grace)
+    assert isinstance(key, asyncssh.SSHKey)
+    club = club_for(cast(ClubStore, record), grace=args.grace, address=args.cluster_address)
     await club.start()
     door = SshDoor(
         host_key=key,

@@ -719,6 +719,23 @@ class PostgresClubRecord:
 
         return self._read(change)
 
+    def claim_seat(self, table_id: str, handle: str) -> bool:
+        """Seat `handle` at the open table `table_id` (its owner alone there): whether the seat
+        was free and is now theirs. The one statement makes two processes' claims of one seat
+        at the same moment give it to one of them."""
+
+        def claim(conn: Connection) -> bool:
+            found = conn.execute(
+                "UPDATE tables SET players = players || %s::text WHERE id = %s"
+                " AND cardinality(players) = 1 AND NOT %s = ANY(players)",
+                (handle, table_id, handle),
+            ).rowcount
+            if found:
+                conn.execute("SELECT pg_notify(%s, %s)", (TABLES_CHANNEL, table_id))
+            return bool(found)
+
+        return self._read(claim)
+
     def remove_table(self, table_id: str) -> bool:
         """Take a table out of the registry: whether it was there."""
 

@@ -1,0 +1,674 @@
+"""One club across several processes sharing one PostgreSQL database (`--database`).
+
+Each process keeps the authorities of the tables opened through it, each an `AuthorityServer`
+listening on the process's cluster address (`--cluster-address`, loopback by default). What the
+other processes need of a table goes in PostgreSQL's registry of tables
+(`PostgresClubRecord.register_table`): who sits there, what the lobby shows, and where its
+authority answers with the table's door key, which only the club's processes (those given the
+database) can read. A player on another process is sent there (`GoTo`) and plays over that link:
+a move crosses one websocket, as at a table of their own process.
+
+- Every change of a table is written to the registry, which tells every process by NOTIFY; each
+  process LISTENs, re-reads the registry (at once, every `RESYNC_EVERY` seconds in case a
+  notification was lost, and on each reconnection) and shows the others' tables in its lobbies.
+- A seat is claimed in the registry in one statement (`claim_seat`), so two processes never
+  seat two players at one table.
+- Every process says it is alive every `HEARTBEAT_EVERY` seconds; the tables of a process silent
+  for `TABLE_LIFETIME` seconds are shown nowhere and taken out of the registry (a process killed
+  with SIGKILL: its players' ssh ends with it, and a player of another process at one of its
+  tables is back in the lobby at once, told the link to the table was lost).
+- While the database is away (`ClusterStore`): nothing waits for it on the event loop; tables in
+  play go on; a keyed login is refused in one sentence; the lobbies show what they last knew;
+  a match finished meanwhile waits and is written once it is back (once: the store's uid).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Container, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from tictactoe.club.lobby import WATCHER_NAME
+from tictactoe.core.club import START, Entry, LadderRow, PlayerRow, Rating, is_guest
+from tictactoe.host.server import AuthorityServer
+from tictactoe.online.authority import Authority
+from tictactoe.online.lobby import GoTo, LobbyNews, Said, TableRow
+from tictactoe.record.club import ClubUnavailable
+from tictactoe.record.match import MatchRecord
+
+if TYPE_CHECKING:
+    from tictactoe.club.lobby import Club
+    from tictactoe.record.club_pg import ClubTable, PostgresClubRecord
+    from tictactoe.record.club_store import ClubStore
+
+__all__ = [
+    "AWAY_REFUSAL",
+    "HEARTBEAT_EVERY",
+    "MATCHES_CHANNEL",
+    "RESYNC_EVERY",
+    "TABLE_LIFETIME",
+    "Cluster",
+    "ClusterStore",
+    "club_for",
+]
+
+log = logging.getLogger("tictactoe.online")
+
+HEARTBEAT_EVERY: Final = 1.0
+"""Seconds between a process's heartbeats (each also tells whether the database answers)."""
+TABLE_LIFETIME: Final = 5.0
+"""Seconds after its process's last heartbeat that a table is forgotten."""
+RESYNC_EVERY: Final = 2.0
+"""Seconds between two readings of the registry when no notification came."""
+MATCHES_CHANNEL: Final = "tictactoe_matches"
+"""The channel told the handles of every match written (their ratings, the ladder changed)."""
+AWAY_REFUSAL: Final = "The club cannot reach its records just now; please try again in a minute."
+NOT_OPEN: Final = "That table is not open any more."
+NOT_IN_PLAY: Final = "That table is not in play."
+
+
+class LocalTable(Protocol):
+    """What the cluster reads of a table of this process (the lobby's)."""
+
+    id: str
+    opener: str
+    rated: bool
+    matches: int | None
+    door_key: str
+    sitter: str | None
+    ending: bool
+
+    @property
+    def authority(self) -> Authority: ...
+
+    @property
+    def server(self) -> AuthorityServer: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTable:
+    """A table of another process, as its registry row says."""
+
+    id: str
+    process: str
+    players: tuple[str, ...]
+    rated: bool
+    matches: int | None
+    url: str
+    code: str
+    key: str
+    rating: str
+    playing: bool
+    score: tuple[int, int, int]
+    watchers: int
+    away: str | None
+
+    def row(self) -> TableRow:
+        if self.playing:
+            return TableRow(
+                self.id,
+                self.players,
+                self.rated,
+                self.matches,
+                score=self.score,
+                watchers=self.watchers,
+            )
+        return TableRow(self.id, self.players[:1], self.rated, self.matches, rating=self.rating)
+
+
+def _remote(row: ClubTable) -> RemoteTable | None:
+    """A registry row read back; None when its state is not a club's."""
+    try:
+        state = json.loads(row.state)
+        score = tuple(int(n) for n in state["score"])
+        return RemoteTable(
+            row.id,
+            row.process,
+            row.players,
+            row.rated,
+            row.matches,
+            str(state["url"]),
+            str(state["code"]),
+            str(state["key"]),
+            str(state["rating"]),
+            bool(state["playing"]),
+            (score[0], score[1], score[2]),
+            int(state["watchers"]),
+            None if state["away"] is None else str(state["away"]),
+        )
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+class Cluster:
+    """This process's part in a club of several: its tables in the registry, the others' in its
+    lobbies, and the store as the lobby sees it (`store`)."""
+
+    def __init__(
+        self,
+        record: PostgresClubRecord,
+        *,
+        address: str = "127.0.0.1",
+        process: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.record = record
+        self.address = address
+        """Where this process's tables listen, for the other processes."""
+        self.process = process or secrets.token_hex(3)
+        """This process's name in the registry (and its tables' ids' prefix)."""
+        self.clock = clock
+        self.up = True
+        """Whether the database answered the last time it was asked."""
+        self.store = ClusterStore(self)
+        self.remote: dict[str, RemoteTable] = {}
+        """The other processes' live tables, by id."""
+        self._club: Club | None = None
+        self._local: dict[str, LocalTable] = {}
+        self._written: dict[str, tuple[tuple[str, ...], str]] = {}
+        """What the registry holds of this process's tables (players, state), as written; only
+        the writer changes it (`_rewrite` and `_ended` say what it should first forget)."""
+        self._rewrite: set[str] = set()
+        """Tables the registry lost (taken for dead, or an outage): written again."""
+        self._rewrite_all = False
+        self._ended: set[str] = set()
+        """Tables of this process still in the registry though ended: taken out."""
+        self._dirty = asyncio.Event()
+        self._stale = asyncio.Event()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._up_since = clock()
+
+    # The lobby's hooks.
+
+    def table_id(self, number: int) -> str:
+        """A table id no other process gives."""
+        return f"{self.process}-{number}"
+
+    def url(self, port: int) -> str:
+        return f"ws://{_host(self.address)}:{port}/link"
+
+    async def start(self, club: Club) -> None:
+        self._club = club
+        self._tasks = [
+            asyncio.create_task(self._beat()),
+            asyncio.create_task(self._write()),
+            asyncio.create_task(self._resync()),
+            asyncio.create_task(self._hear(_tables_channel(), self._heard)),
+            asyncio.create_task(self._hear(MATCHES_CHANNEL, self._matches_written)),
+        ]
+        self._stale.set()
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.up:
+            with contextlib.suppress(ClubUnavailable):
+                await asyncio.to_thread(self.record.forget_process, self.process)
+        await asyncio.to_thread(self.store.flush)
+
+    def changed(self, tables: Iterable[LocalTable]) -> None:
+        """This process's tables as they are now (called on every change): the registry is told."""
+        self._local = {table.id: table for table in tables if not table.ending}
+        for table in self._local.values():
+            series = table.authority.series
+            if table.sitter is None and series is not None:
+                # seated by another process's claim not heard yet: the authority's word
+                table.sitter = series.players[1].name
+            if table.sitter is not None and is_guest(table.sitter):
+                table.rated = False
+        self._dirty.set()
+
+    def busy(self, handle: str) -> str | None:
+        """Why `handle` may not open or sit at a table, from the other processes' tables."""
+        for table in self.remote.values():
+            if handle in table.players and (table.playing or len(table.players) == 2):
+                return "You are playing at a table already."
+        return None
+
+    def claim(self, table_id: str, handle: str) -> bool:
+        """Seat `handle` at this process's open table `table_id` in the registry; while the
+        database is away, this process alone decides (the others cannot claim then)."""
+        if not self.up or table_id not in self._written:
+            return True
+        try:
+            return self.record.claim_seat(table_id, handle)
+        except ClubUnavailable:
+            self.away()
+            return True
+
+    def sit(self, handle: str, guest: bool, table_id: str, busy: str | None) -> LobbyNews:
+        """`handle` asks to sit at another process's table: where to go, or why not."""
+        table = self.remote.get(table_id)
+        if table is None or table.playing or len(table.players) != 1:
+            return Said(NOT_OPEN)
+        if busy is not None:
+            return Said(busy)
+        if table.players[0] == handle:
+            return Said("That is your own table: wait there for someone to sit.")
+        if not self.up:
+            return Said(AWAY_REFUSAL)
+        try:
+            claimed = self.record.claim_seat(table_id, handle)
+        except ClubUnavailable:
+            self.away()
+            return Said(AWAY_REFUSAL)
+        if not claimed:
+            return Said(NOT_OPEN)
+        self.remote.pop(table_id, None)
+        self._stale.set()
+        return GoTo(table.id, table.url, table.code, handle, "seat", door_key=table.key)
+
+    def watch(self, table_id: str) -> LobbyNews:
+        """A watcher asks for another process's table."""
+        table = self.remote.get(table_id)
+        if table is None or not table.playing:
+            return Said(NOT_IN_PLAY)
+        return GoTo(table.id, table.url, table.code, WATCHER_NAME, "watcher", door_key=table.key)
+
+    def seat_back(self, handle: str) -> GoTo | None:
+        """A player whose seat at another process's table is away: sent back to it."""
+        for table in self.remote.values():
+            if table.away == handle:
+                return GoTo(table.id, table.url, table.code, handle, "seat", door_key=table.key)
+        return None
+
+    def rows(self) -> tuple[list[TableRow], list[TableRow]]:
+        """The other processes' tables for a lobby: (open, in play)."""
+        open_rows, playing_rows = [], []
+        for table in self.remote.values():
+            if table.playing:
+                playing_rows.append(table.row())
+            elif len(table.players) == 1:
+                open_rows.append(table.row())
+        return open_rows, playing_rows
+
+    # Keeping the registry.
+
+    def _state(self, table: LocalTable) -> str:
+        authority = table.authority
+        series = authority.series
+        wins = series.wins if series is not None else (0, 0)
+        away = authority.away
+        return json.dumps(
+            {
+                "url": self.url(table.server.port),
+                "code": authority.code,
+                "key": table.door_key,
+                "rating": self.store.known_rating(table.opener).shown,
+                "playing": series is not None,
+                "score": [wins[0], wins[1], series.draws if series is not None else 0],
+                "watchers": authority.watchers,
+                "away": None if away is None else away.name,
+            },
+            sort_keys=True,
+        )
+
+    async def _write(self) -> None:
+        """Bring the registry to what this process's tables are, after every change."""
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            if not self.up:
+                continue
+            if self._rewrite_all:
+                self._written.clear()
+                self._rewrite_all = False
+            for table_id in self._rewrite:
+                self._written.pop(table_id, None)
+            for table_id in self._ended:
+                self._written.setdefault(table_id, ((), ""))
+            self._rewrite, self._ended = set(), set()
+            wanted: dict[str, tuple[tuple[str, ...], str, LocalTable]] = {
+                table.id: (
+                    (table.opener,) if table.sitter is None else (table.opener, table.sitter),
+                    self._state(table),
+                    table,
+                )
+                for table in self._local.values()
+            }
+            try:
+                await asyncio.to_thread(self._put, wanted)
+            except ClubUnavailable:
+                self.away()
+
+    def _put(self, wanted: dict[str, tuple[tuple[str, ...], str, LocalTable]]) -> None:
+        from tictactoe.record.club_pg import ClubTable
+
+        for table_id in [table_id for table_id in self._written if table_id not in wanted]:
+            self.record.remove_table(table_id)
+            del self._written[table_id]
+        for table_id, (players, state, table) in wanted.items():
+            written = self._written.get(table_id)
+            if written == (players, state):
+                continue
+            if written is None or not self.record.update_table(
+                table_id,
+                players=players if len(players) > len(written[0]) else None,
+                state=state,
+                heartbeat=self.clock(),
+            ):
+                self.record.register_table(
+                    ClubTable(
+                        table_id,
+                        self.process,
+                        table.opener,
+                        table.rated,
+                        table.matches,
+                        players,
+                        state,
+                        self.clock(),
+                    )
+                )
+            self._written[table_id] = (players, state)
+
+    async def _beat(self) -> None:
+        """Say this process is alive; find out whether the database answers; forget the tables
+        of processes silent past `TABLE_LIFETIME` (once this one has been heard that long)."""
+        while True:
+            now = self.clock()
+            try:
+                beaten = await asyncio.to_thread(self.record.heartbeat, self.process, now)
+                bans = await asyncio.to_thread(self.record.bans_version)
+                if not self.up:
+                    await self._back()
+                self.store.bans = bans
+                if beaten < len(self._written):  # taken for dead: written again
+                    self._rewrite_all = True
+                    self._dirty.set()
+                if now - self._up_since >= TABLE_LIFETIME:
+                    forgotten = await asyncio.to_thread(
+                        self.record.forget_dead, now, TABLE_LIFETIME
+                    )
+                    for process in forgotten:
+                        log.warning("forgot the tables of club process %s: silent", process)
+            except ClubUnavailable:
+                self.away()
+            await asyncio.sleep(HEARTBEAT_EVERY)
+
+    def away(self) -> None:
+        """The database did not answer: nothing waits for it until a heartbeat is answered."""
+        if self.up:
+            self.up = False
+            log.warning("the club's database %s is away; tables in play go on", self.record.where)
+
+    async def _back(self) -> None:
+        """The database answers again: what waited is written, the registry written afresh."""
+        self.up = True
+        self._up_since = self.clock()
+        await asyncio.to_thread(self.store.flush)
+        for notice in self.record.take_notices():
+            log.warning("%s", notice)
+        self._rewrite_all = True
+        self._dirty.set()
+        self._stale.set()
+        if self._club is not None:
+            self._club.forget_cached()
+
+    async def _hear(self, channel: str, heard: Callable[[str], None]) -> None:
+        """Listen on `channel` for ever, again after each lost connection."""
+        while True:
+            try:
+                async with self.record.listen(channel) as payloads:
+                    self._stale.set()  # what was missed meanwhile
+                    async for payload in payloads:
+                        heard(payload)
+            except ClubUnavailable:
+                pass
+            await asyncio.sleep(HEARTBEAT_EVERY)
+
+    async def _resync(self) -> None:
+        """Read the registry after each notification (several at once: one reading), and every
+        `RESYNC_EVERY` seconds."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stale.wait(), RESYNC_EVERY)
+            self._stale.clear()
+            if not self.up:
+                continue
+            try:
+                rows = await asyncio.to_thread(
+                    self.record.live_tables, self.clock(), TABLE_LIFETIME
+                )
+            except ClubUnavailable:
+                self.away()
+                continue
+            self._merge(rows)
+
+    def _merge(self, rows: list[ClubTable]) -> None:
+        remote: dict[str, RemoteTable] = {}
+        mine: set[str] = set()
+        for row in rows:
+            if row.process == self.process:
+                mine.add(row.id)
+                table = self._local.get(row.id)
+                if table is not None and table.sitter is None and len(row.players) == 2:
+                    table.sitter = row.players[1]  # seated through another process
+                    if is_guest(table.sitter):
+                        table.rated = False
+                    self._dirty.set()
+                continue
+            found = _remote(row)
+            if found is not None:
+                remote[row.id] = found
+        lost = set(self._written.copy()) - mine  # taken out meanwhile (thought dead): written again
+        ended = mine - set(self._local)
+        if lost or ended:
+            self._rewrite |= lost
+            self._ended |= ended
+            self._dirty.set()
+        if remote != self.remote:
+            self.remote = remote
+            if self._club is not None:
+                self._club.changed()
+
+    def _heard(self, _table_id: str) -> None:
+        self._stale.set()
+
+    def _matches_written(self, payload: str) -> None:
+        if self._club is not None:
+            self._club.forget_cached(payload.split())
+
+
+def _tables_channel() -> str:
+    from tictactoe.record.club_pg import TABLES_CHANNEL
+
+    return TABLES_CHANNEL
+
+
+def _host(address: str) -> str:
+    return f"[{address}]" if ":" in address else address
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiting:
+    table: str
+    players: tuple[str, str]
+    rated: bool
+    match: MatchRecord
+    winner: int | None
+    now: float
+
+
+class ClusterStore:
+    """The club's PostgreSQL store as the lobby uses it, on its event loop: while the database is
+    away (`Cluster.up` false) nothing waits for it — a keyed login is refused in one sentence,
+    reads give what was last read, a finished match waits here and is written once the database
+    is back (`flush`); every match written is announced to the other processes."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.record = cluster.record
+        self.bans = 0
+        """The bans' version, as the heartbeat last read it."""
+        self._waiting: deque[_Waiting] = deque()
+        self._ratings: dict[str, Rating] = {}
+        self._ladder: list[LadderRow] = []
+        self._recent: dict[str, list[MatchRecord]] = {}
+
+    @property
+    def problem(self) -> str | None:
+        """Why a finished match is not written yet, in words; None when all are."""
+        if self._waiting:
+            return "waits for the club's database"
+        return self.record.problem
+
+    @problem.setter
+    def problem(self, value: str | None) -> None:
+        self.record.problem = value
+
+    def would_refuse(self, handle: str, key: str, address: str, now: float) -> str | None:
+        if not self.cluster.up:
+            return None  # `enter` says the records cannot be reached
+        return self.record.would_refuse(handle, key, address, now)
+
+    def enter(
+        self,
+        handle: str,
+        key: str | None,
+        address: str,
+        now: float,
+        *,
+        taken: Container[str] = (),
+    ) -> Entry:
+        if key is not None and not is_guest(handle) and not self.cluster.up:
+            return Entry(handle.lower(), False, START, AWAY_REFUSAL)
+        entry = self.record.enter(handle, key, address, now, taken=taken)
+        if entry.refusal is None and not entry.guest:
+            self._ratings[entry.handle] = entry.rating
+        return entry
+
+    def add_key(self, handle: str, key_line: str) -> str | None:
+        if not self.cluster.up:
+            return AWAY_REFUSAL
+        return self.record.add_key(handle, key_line)
+
+    def ban(self, handle: str, until: float | None, now: float | None = None) -> None:
+        self.record.ban(handle, until, now)
+
+    def unban(self, handle: str) -> bool:
+        return self.record.unban(handle)
+
+    def banned_until(self, handle: str, now: float) -> float | None:
+        if not self.cluster.up:
+            return None
+        try:
+            return self.record.banned_until(handle, now)
+        except ClubUnavailable:
+            self.cluster.away()
+            return None
+
+    def bans_version(self) -> int:
+        return self.bans
+
+    def finish(
+        self,
+        table: str,
+        players: tuple[str, str],
+        rated: bool,
+        match: MatchRecord,
+        winner: int | None,
+        now: float,
+    ) -> tuple[Rating, Rating] | None:
+        if not self.cluster.up or self._waiting:
+            self._waiting.append(_Waiting(table, players, rated, match, winner, now))
+            return None
+        ratings = self.record.finish(table, players, rated, match, winner, now)
+        if self.record.unsaved:
+            self.cluster.away()
+            return None
+        self._announce(players)
+        return ratings
+
+    def flush(self) -> None:
+        """Hand every match that waited to the store, oldest first (it writes each once)."""
+        while self._waiting:
+            waiting = self._waiting[0]
+            self.record.finish(
+                waiting.table,
+                waiting.players,
+                waiting.rated,
+                waiting.match,
+                waiting.winner,
+                waiting.now,
+            )
+            self._waiting.popleft()
+            if self.record.unsaved:
+                return
+            self._announce(waiting.players)
+        if self.record.unsaved:
+            self.record.save_pending()
+
+    def _announce(self, players: tuple[str, str]) -> None:
+        with contextlib.suppress(ClubUnavailable):
+            self.record.notify(MATCHES_CHANNEL, " ".join(players))
+
+    @property
+    def unsaved(self) -> int:
+        return len(self._waiting) + self.record.unsaved
+
+    def save_pending(self) -> list[tuple[Rating, Rating] | None]:
+        return self.record.save_pending()
+
+    def rating(self, handle: str) -> Rating:
+        if self.cluster.up:
+            try:
+                self._ratings[handle] = self.record.rating(handle)
+            except ClubUnavailable:
+                self.cluster.away()
+        return self._ratings.get(handle, START)
+
+    def known_rating(self, handle: str) -> Rating:
+        """The rating of `handle` last read, without asking the database."""
+        return self._ratings.get(handle, START)
+
+    def ladder(self, limit: int = 100) -> list[LadderRow]:
+        if self.cluster.up:
+            try:
+                self._ladder = self.record.ladder(limit)
+            except ClubUnavailable:
+                self.cluster.away()
+        return self._ladder[:limit]
+
+    def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]:
+        if self.cluster.up:
+            try:
+                self._recent[handle] = self.record.recent(handle, limit)
+            except ClubUnavailable:
+                self.cluster.away()
+        return self._recent.get(handle, [])[:limit]
+
+    def players(self) -> list[PlayerRow]:
+        return self.record.players()
+
+    def take_notices(self) -> list[str]:
+        return self.record.take_notices()
+
+    def close(self) -> None:
+        self.flush()
+        self.record.close()
+
+
+def club_for(record: ClubStore, *, grace: float, address: str | None = None) -> Club:
+    """The club over `record`: one of several processes (a `Cluster`) when it is PostgreSQL,
+    its tables listening on `address` (default: loopback, one machine); else a club alone."""
+    from tictactoe.club.lobby import Club
+
+    club_pg = sys.modules.get("tictactoe.record.club_pg")  # loaded when the store is PostgreSQL
+    if club_pg is None or not isinstance(record, club_pg.PostgresClubRecord):
+        return Club(record, grace=grace)
+    ours = logging.getLogger("tictactoe")
+    for handler in ours.handlers:  # the pool's words go to the club's log, not its terminal
+        logging.getLogger("psycopg").addHandler(handler)
+    logging.getLogger("psycopg").propagate = False
+    logging.getLogger("psycopg").setLevel(logging.ERROR)  # an outage: the club's own line says it
+    cluster = Cluster(record, address=address or "127.0.0.1")
+    return Club(cluster.store, grace=grace, cluster=cluster)
