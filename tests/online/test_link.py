@@ -13,7 +13,7 @@ import pytest
 
 from tictactoe.core.codes import new_code
 from tictactoe.core.engine import Mark
-from tictactoe.core.series import ChooseMark, Play, Undo
+from tictactoe.core.series import ChooseMark, Play, SeriesError, Undo
 from tictactoe.doors.throttle import Throttle
 from tictactoe.host.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.host.server import (
@@ -26,6 +26,7 @@ from tictactoe.host.server import (
 from tictactoe.online.authority import Authority
 from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
 from tictactoe.online.wire import MAX_MESSAGE, parse_server, to_json
+from tictactoe.tui.seat_table import SeatTable
 
 CODE = "K7M4QX"
 TOKEN = "host-secret"
@@ -491,3 +492,62 @@ async def test_the_hosts_own_link_in_this_process_plays_as_a_websocket_does(
     away = await until(bob, lambda m: isinstance(m, State) and m.away is not None)
     assert isinstance(away, State) and away.away is not None and away.away.name == "Alice"
     await bob.close()
+
+
+class Told:
+    """A view of a seat's table that keeps what it is told (`tictactoe.tui.table.View`)."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def show(self, series: object, notice: object) -> None:
+        self.say(notice)
+
+    def say(self, notice: object) -> None:
+        if notice:
+            self.said.append(str(notice))
+
+    def want_mark(self) -> None:
+        pass
+
+    def explain(self, refusal: SeriesError) -> object:
+        return refusal.notice
+
+    def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
+        return asyncio.get_running_loop().call_later(delay, then).cancel
+
+    def set_subtitle(self, text: str) -> None:
+        pass
+
+
+async def test_a_seat_s_intents_given_together_act_in_order_on_the_answers(
+    server: AuthorityServer,
+) -> None:
+    """A mark and a move given at once (type-ahead): the move waits for the authority's answer
+    to the mark, then is checked on the series it answered with (before, it was refused on the
+    series still waiting for the mark), and a move refused then is said."""
+    bob = await link(server, "Bob")
+    seated = await SeatTable.seated(await link(server, "", TOKEN))
+    assert isinstance(seated, SeatTable)
+    table, told = seated, Told()
+    table.attach(told)  # type: ignore[arg-type]
+    playing = asyncio.create_task(table.play())
+    try:
+        while not table.version:  # the table shows the state that seated it
+            await asyncio.sleep(0)
+        assert table.act(ChooseMark(Mark.X)) is None
+        assert table.act(Play(4)) is None  # kept until the mark is answered
+        assert table.act(Play(4)) is None  # kept too: then refused, and said
+        await state(
+            bob,
+            lambda s: (
+                s.series is not None and s.series.match is not None and s.series.match.moves == (4,)
+            ),
+        )
+        deadline = time.monotonic() + WAIT
+        while not any("turn" in said or "taken" in said for said in told.said):
+            assert time.monotonic() < deadline, told.said
+            await asyncio.sleep(0.01)
+    finally:
+        playing.cancel()
+        await bob.close()

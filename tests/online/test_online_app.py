@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -140,6 +141,33 @@ async def test_the_host_waits_with_an_invitation_then_plays_a_friend(
         await bob.link.leave()
         await settle(pilot, lambda: hosted.return_code is not None)
     assert hosted.farewell == "Bob left the series."
+
+
+async def test_keys_typed_ahead_online_act_in_order_each_on_the_answer_before(
+    hosted: OnlineApp,
+) -> None:
+    """x, 5 and 5 in one burst on the host's screen: the mark is chosen, 5 is played on the
+    series the authority answered with (not refused as if the mark were still being chosen),
+    and the second 5, checked once the first is answered, is refused: it is Bob's turn."""
+    async with hosted.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(hosted.screen, InvitationScreen))
+        hosting = hosted.hosting
+        assert hosting is not None
+        bob = Friend(
+            await AuthorityLink.open(
+                hosting.link_url,
+                Hello(code=hosting.code, name="Bob", peer="127.0.0.1", door_key=hosting.door_key),
+            )
+        )
+        await settle(pilot, lambda: isinstance(hosted.screen, MarkChoiceScreen))
+        for key in ("x", "5", "5"):
+            hosted.post_message(events.Key(key, key))
+        await bob.until(lambda: bob.state and bob.state.series and bob.state.series.match)
+        await bob.until(lambda: bob.series.match and bob.series.match.moves == (4,))
+        game = hosted.screen
+        assert isinstance(game, GameScreen)
+        await settle(pilot, lambda: "Bob's turn" in str(game.notice))
+        assert bob.series.match is not None and bob.series.match.moves == (4,)
 
 
 async def test_a_friend_joins_gives_a_name_and_is_refused_out_of_turn(

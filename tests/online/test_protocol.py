@@ -215,6 +215,7 @@ STATE = {
     "names": ["Alice", None],
     "watchers": 0,
     "away": None,
+    "answered": 0,
 }
 
 

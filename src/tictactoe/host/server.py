@@ -23,7 +23,7 @@ import hmac
 import itertools
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
@@ -107,6 +107,8 @@ class _Link:
     )
     """Frames to send, in order; None closes the link."""
     closing: bool = False
+    answered: int = 0
+    """How many of its intents and hint requests have been answered (`State.answered`)."""
 
 
 class AuthorityServer:
@@ -341,6 +343,7 @@ class AuthorityServer:
         """Act on one message; whether the link stays open."""
         match message:
             case Act(version, intent):
+                link.answered += 1
                 result = self.authority.act(link.id, version, intent)
                 if isinstance(result, Refused):
                     self._send(link, result)
@@ -349,6 +352,7 @@ class AuthorityServer:
                 else:
                     self._broadcast()
             case AskHint():
+                link.answered += 1
                 notice = self.authority.hint(link.id)
                 if isinstance(notice, Refused):
                     self._send(link, notice)
@@ -395,6 +399,8 @@ class AuthorityServer:
     def _send(self, link: _Link, message: ServerMessage) -> None:
         if link.closing:
             return
+        if isinstance(message, State) and message.answered != link.answered:
+            message = replace(message, answered=link.answered)
         if link.inbox is not None:
             link.inbox.put_nowait(message)
             return

@@ -108,6 +108,10 @@ class State:
     notice: Notice = field(default_factory=Notice)
     """What this link is told about the last change (a hint asked for, a return), in its
     phrases; the empty notice when there is nothing to tell."""
+    answered: int = 0
+    """How many of this link's intents and hint requests the authority had answered when it
+    sent this state (each is answered by a state or a `Refused`): a seat that gave several at
+    once knows which state answers which."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,6 +127,7 @@ def _encoded(message: ClientMessage | ServerMessage) -> dict[str, object]:
                 if away is None
                 else {"seat": away.seat, "name": away.name, "seconds_left": away.seconds_left},
                 "notice": encode_notice(message.notice),
+                "answered": message.answered,
             }
         case Refused(notice):
             return {"kind": "refused", "notice": encode_notice(notice)}
@@ -332,7 +333,9 @@ def parse_server(text: object) -> ServerMessage:
         raise ProtocolError("welcome: no such role")
     if kind == "state":
         schema.only(
-            fields, "state", {"kind", "version", "series", "names", "watchers", "away", "notice"}
+            fields,
+            "state",
+            {"kind", "version", "series", "names", "watchers", "away", "notice", "answered"},
         )
         host, guest = schema.pair(fields["names"], "names", lambda item: item)
         away = fields["away"]
@@ -346,6 +349,7 @@ def parse_server(text: object) -> ServerMessage:
             watchers=schema.whole(fields["watchers"], "watchers", 0, _MAX_VERSION),
             away=None if away is None else _away(away),
             notice=decode_notice(fields["notice"]),
+            answered=schema.whole(fields["answered"], "answered", 0, _MAX_VERSION),
         )
     if kind == "refused":
         schema.only(fields, "refused", {"kind", "notice"})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Final, Protocol
 
@@ -93,10 +94,14 @@ class SeatTable(Table):
         """Cancels the timer of the refusal on show, while it is: the count of a grace waits."""
         self._said = Notice()
         """The last notice the authority gave with a state."""
-        self._unanswered = 0
-        """What this seat sent that the authority has not answered yet (it answers each)."""
+        self._given = 0
+        """How many intents and hint requests this seat has sent."""
+        self._answered_upto = 0
+        """How many of them the authority has answered (`State.answered`, and each refusal)."""
         self._answered = asyncio.Event()
         self._answered.set()
+        self._kept: deque[Intent] = deque()
+        """Intents given while an answer was awaited, in order, for once it has come."""
 
     @classmethod
     async def seated(
@@ -139,28 +144,35 @@ class SeatTable(Table):
                         pass  # not for a series on show
                     case State():
                         self.receive(message)
+                        self._answers(message.answered)
                     case Refused(notice=notice):
                         self.refused(notice)
+                        self._answers(self._answered_upto + 1)
                     case Ended():
                         return message
-                self._an_answer()
             return None
         finally:
-            self._unanswered = 0
+            self._answered_upto = self._given
+            self._kept.clear()
             self._answered.set()
 
+    @property
+    def _unanswered(self) -> int:
+        return self._given - self._answered_upto
+
     def _sent(self, message: ClientMessage) -> None:
-        self._unanswered += 1
+        self._given += 1
         self._answered.clear()
         self._outbox.put_nowait(message)
 
-    def _an_answer(self) -> None:
-        """A state or a refusal has come: the answer to the oldest message unanswered (or news
-        from elsewhere, which the authority sends in between: then the next waits less)."""
-        if self._unanswered:
-            self._unanswered -= 1
-            if not self._unanswered:
-                self._answered.set()
+    def _answers(self, upto: int) -> None:
+        """The authority has answered this seat's first `upto` intents and hint requests:
+        once it has answered them all, what was kept meanwhile is given, in order."""
+        self._answered_upto = max(self._answered_upto, min(upto, self._given))
+        if not self._unanswered:
+            self._give_kept()
+        if not self._unanswered:
+            self._answered.set()
 
     async def answered(self) -> None:
         """Once the authority has answered all this seat has sent (or the link has closed): a
@@ -216,7 +228,21 @@ class SeatTable(Table):
         self.view.say(away_notice(away.name, away.seconds_left, seat=self.seat))
 
     def act(self, intent: Intent) -> SeriesError | None:
-        """Send `intent` to the authority, unless the core already says it is not ours."""
+        """Send `intent` to the authority, unless the core already says it is not ours. While
+        the authority has yet to answer what this seat sent, an intent the core refuses is
+        kept (type-ahead, as a local table keeps keys while the computer thinks), and so is
+        every one after it: once answered, they are checked in order, each on the series the
+        authority answered with, and a refusal then is said."""
+        if self._kept:
+            self._kept.append(intent)
+            return None
+        refusal = self._give(intent)
+        if refusal is not None and self._unanswered:
+            self._kept.append(intent)
+            return None
+        return refusal
+
+    def _give(self, intent: Intent) -> SeriesError | None:
         try:
             act(self.series, self.seat, intent, away=self._away_name, rng=self.rng)
         except SeriesError as refusal:
@@ -224,6 +250,13 @@ class SeatTable(Table):
         self.view.say(Notice())
         self._sent(Act(self.version, intent))
         return None
+
+    def _give_kept(self) -> None:
+        """The intents kept while an answer was awaited, until one is awaited again."""
+        while self._kept and not self._unanswered:
+            refusal = self._give(self._kept.popleft())
+            if refusal is not None:
+                self.view.say(self.view.explain(refusal))
 
     @property
     def _away_name(self) -> str | None:
