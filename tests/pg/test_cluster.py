@@ -6,6 +6,7 @@ database is the tests' own throwaway cluster (`conftest.postgres`), on 127.0.0.1
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -21,7 +22,10 @@ from club.test_club_end_to_end import Club, move
 from online.test_end_to_end import WAIT, Terminal
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from pg.conftest import Cluster
-from tictactoe.club.cluster import HEARTBEAT_EVERY, TABLE_LIFETIME
+from pg.simulated import play_for
+from tictactoe.club.cluster import HEARTBEAT_EVERY, TABLE_LIFETIME, club_for
+
+LOAD_SECONDS = 10.0
 
 pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
 
@@ -181,3 +185,30 @@ def test_postgresql_restarted_mid_series_the_match_is_written_once_it_is_back(
     assert matches(database) == 1
     ladder = owner(database, "ladder")
     assert [line.split()[1] for line in ladder.stdout.splitlines()[1:3]] == ["alice", "bob"]
+
+
+async def test_forty_players_over_two_processes_every_finished_match_written_once(
+    database: str,
+) -> None:
+    from tictactoe.record.club_pg import PostgresClubRecord
+
+    clubs = [club_for(PostgresClubRecord(database), grace=5.0) for _ in range(2)]
+    for club in clubs:
+        await club.start()
+    try:
+        played = await asyncio.wait_for(
+            play_for(clubs, pairs=20, seconds=LOAD_SECONDS), LOAD_SECONDS + 2 * WAIT
+        )
+    finally:
+        for club in clubs:
+            await club.stop()
+            club.record.close()
+    assert len(played.finished) == 20  # every table was sat at from the other process
+    assert sum(played.finished.values()) > 0
+    with psycopg.connect(database, autocommit=True) as conn:
+        written = dict(
+            conn.execute("SELECT club_table, count(*) FROM matches GROUP BY club_table").fetchall()
+        )
+        rated = conn.execute("SELECT sum(matches) FROM ratings").fetchone()
+    assert written == {table: n for table, n in played.finished.items() if n}
+    assert rated is not None and rated[0] == 2 * sum(played.finished.values())
