@@ -209,7 +209,7 @@ def test_a_ban_ends_a_running_session_and_refuses_the_key_until_unbanned(club: C
 
     assert owner(club, "ban", "alice").returncode == 0
     alice.expect("You are banned from this club for ever.")
-    alice.finish()  # the session ends
+    assert alice.finish() == 1  # the session ends, the club having ended it
     bob.expect("alice left the series")  # back in the lobby, not kept waiting
     bob.expect("Open tables")
 
