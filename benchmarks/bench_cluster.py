@@ -9,7 +9,8 @@ with its own store (its own connections, its own LISTEN) and its own tables' aut
 in this Python process (one event loop: the two clubs and every simulated player share it, so
 the figures include that contention). Players come in pairs (tests/pg/simulated.py): one opens
 a rated table on one club, the other sits from the other club's lobby, and they play until the
-time is up.
+time is up, each acting `--pace` seconds after its turn comes (a person's pace; 0: as fast as
+the event loop lets them, which measures the loop's saturation more than the club).
 
 What it prints, each beside its target:
 - a lobby event across processes: from a table's opening on one club to its row in a lobby of
@@ -60,13 +61,13 @@ def line(name: str, values: list[float], target: float) -> str:
     )
 
 
-async def bench(database: str, players: int, seconds: float) -> None:
+async def bench(database: str, players: int, seconds: float, pace: float) -> None:
     clubs = [club_for(PostgresClubRecord(database, pool_size=8), grace=30.0) for _ in range(2)]
     for club in clubs:
         await club.start()
     started = time.monotonic()
     try:
-        played = await play_for(clubs, pairs=players // 2, seconds=seconds)
+        played = await play_for(clubs, pairs=players // 2, seconds=seconds, pace=pace)
     finally:
         for club in clubs:
             await club.stop()
@@ -77,7 +78,10 @@ async def bench(database: str, players: int, seconds: float) -> None:
     assert row is not None
     written, distinct = int(row[0]), int(row[1])
     finished = sum(played.finished.values())
-    print(f"{players} players over 2 club processes for {seconds:.0f} s ({elapsed:.1f} s in all)")
+    print(
+        f"{players} players over 2 club processes for {seconds:.0f} s, each acting {pace} s"
+        f" after its turn comes ({elapsed:.1f} s in all)"
+    )
     print(line("a lobby event across processes", played.lobby_events, LOBBY_TARGET))
     print(line("a cross-process move", played.moves, MOVE_TARGET))
     print(
@@ -91,6 +95,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.5,
+        help="seconds a player takes to act once it is its turn (0: as fast as it can)",
+    )
     args = parser.parse_args()
     programs = _programs()
     if programs is None:
@@ -103,7 +113,7 @@ def main() -> None:
     try:
         cluster.init()
         cluster.start()
-        asyncio.run(bench(cluster.create_database(), args.players, args.seconds))
+        asyncio.run(bench(cluster.create_database(), args.players, args.seconds, args.pace))
     finally:
         try:
             cluster.stop()

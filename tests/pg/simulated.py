@@ -57,7 +57,12 @@ async def _goto(lobby: LobbyLink) -> GoTo:
 
 
 async def _seat(
-    goto: GoTo, seat: int, until: float, played: Played, sent: dict[str, list[tuple[int, float]]]
+    goto: GoTo,
+    seat: int,
+    until: float,
+    played: Played,
+    sent: dict[str, list[tuple[int, float]]],
+    pace: float,
 ) -> None:
     """Play at the table `goto` names as `seat` until `until` (monotonic); then seat 1 leaves."""
     link = await AuthorityLink.open(
@@ -100,6 +105,10 @@ async def _seat(
                     intent = Play(series.match.legal_moves()[0])
                     sent[goto.table] = [(seat, time.perf_counter())]
             if intent is not None:
+                if pace:
+                    await asyncio.sleep(pace)
+                    if isinstance(intent, Play):
+                        sent[goto.table] = [(seat, time.perf_counter())]
                 acted_on = message.version
                 await link.act(message.version, intent)
     finally:
@@ -113,6 +122,7 @@ async def pair(
     until: float,
     played: Played,
     sent: dict[str, list[tuple[int, float]]],
+    pace: float = 0.0,
 ) -> None:
     """Players `number` a and b: a opens on `opener_club`, b sits from `sitter_club`."""
     first = await _lobby(opener_club, f"a{number}", f"10.1.{number // 200}.{number % 200 + 1}")
@@ -130,23 +140,23 @@ async def pair(
                 break
         goto_second = await _goto(second)
         await asyncio.gather(
-            _seat(goto_first, 0, until, played, sent),
-            _seat(goto_second, 1, until, played, sent),
+            _seat(goto_first, 0, until, played, sent, pace),
+            _seat(goto_second, 1, until, played, sent, pace),
         )
     finally:
         await first.close()
         await second.close()
 
 
-async def play_for(clubs: Sequence[Club], pairs: int, seconds: float) -> Played:
+async def play_for(clubs: Sequence[Club], pairs: int, seconds: float, pace: float = 0.0) -> Played:
     """`pairs` pairs of players across `clubs` (each pair's two on two processes), for
-    `seconds` of play."""
+    `seconds` of play, each acting `pace` seconds after its turn comes (0: at once)."""
     played = Played()
     sent: dict[str, list[tuple[int, float]]] = {}
     until = time.monotonic() + seconds
     await asyncio.gather(
         *(
-            pair(clubs[n % len(clubs)], clubs[(n + 1) % len(clubs)], n, until, played, sent)
+            pair(clubs[n % len(clubs)], clubs[(n + 1) % len(clubs)], n, until, played, sent, pace)
             for n in range(pairs)
         )
     )

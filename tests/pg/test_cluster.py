@@ -212,3 +212,18 @@ async def test_forty_players_over_two_processes_every_finished_match_written_onc
         rated = conn.execute("SELECT sum(matches) FROM ratings").fetchone()
     assert written == {table: n for table, n in played.finished.items() if n}
     assert rated is not None and rated[0] == 2 * sum(played.finished.values())
+
+
+def test_a_club_process_against_a_newer_schema_refuses_in_one_sentence(
+    tmp_path: Path, database: str
+) -> None:
+    assert owner(database, "migrate").returncode == 0
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute("UPDATE schema_version SET version = version + 1")
+    argv = [sys.executable, "-m", "tictactoe", "club", "--ssh-port", "0", "--listen", "127.0.0.1"]
+    argv += ["--data", str(tmp_path / "data"), "--database", database]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=WAIT, check=False)
+    assert done.returncode == 2
+    assert "newer than this tictactoe's" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
