@@ -206,9 +206,12 @@ async def test_forty_players_over_two_processes_every_finished_match_written_onc
     assert len(played.finished) == 20  # every table was sat at from the other process
     assert sum(played.finished.values()) > 0
     with psycopg.connect(database, autocommit=True) as conn:
-        written = dict(
-            conn.execute("SELECT club_table, count(*) FROM matches GROUP BY club_table").fetchall()
-        )
+        written: dict[str, int] = {
+            str(table): int(count)
+            for table, count in conn.execute(
+                "SELECT club_table, count(*) FROM matches GROUP BY club_table"
+            )
+        }
         rated = conn.execute("SELECT sum(matches) FROM ratings").fetchone()
     assert written == {table: n for table, n in played.finished.items() if n}
     assert rated is not None and rated[0] == 2 * sum(played.finished.values())
