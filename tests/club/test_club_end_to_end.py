@@ -117,7 +117,7 @@ def sit_down(club: Club, unrated: bool = False) -> tuple[Terminal, Terminal]:
     bob = club.ssh("bob", "bob")
     alice.expect("Open tables")
     bob.expect("Open tables")
-    alice.from_now().send(b"u" if unrated else b"o")
+    alice.from_now().send(b"u\r" if unrated else b"o\r")  # the dialog: Enter opens as shown
     bob.expect(r"alice 1500 ± \d+ (un)?rated · open")
     bob.from_now().send(b"\r")
     alice.expect("alice, choose your mark")
@@ -202,7 +202,7 @@ def test_a_ban_ends_a_running_session_and_refuses_the_key_until_unbanned(club: C
     bob = club.ssh("bob", "bob")
     alice.expect("Open tables")
     bob.expect("Open tables")
-    alice.from_now().send(b"o")
+    alice.from_now().send(b"o\r")
     bob.expect(r"alice 1500 ± \d+ rated · open")
     bob.from_now().send(b"\r")
     bob.expect("alice is choosing a mark")
@@ -228,7 +228,7 @@ def test_a_watcher_follows_a_table_and_goes_back_to_the_lobby(club: Club) -> Non
     carol = club.ssh("carol", None)
     for player in (alice, bob, carol):
         player.expect("Open tables")
-    alice.from_now().send(b"u")  # an unrated table
+    alice.from_now().send(b"u\r")  # an unrated table
     bob.expect(r"alice 1500 ± \d+ unrated · open")
     bob.from_now().send(b"\r")
     alice.expect("alice, choose your mark")

@@ -43,8 +43,8 @@ LOBBY = Snapshot(
         LadderLine(3, "grace", "1540 ± 200", 5, 3, 0, 2),
     ),
     recent=(
-        PastMatch(("ada", "alan"), "XO", 0, (4, 0, 8, 2, 6), 0, True),
-        PastMatch(("grace", "ada"), "OX", 1, (0, 4, 8, 2, 6, 3, 5, 1, 7), None, True),
+        PastMatch(("ada", "alan"), "XO", 0, (4, 1, 0, 2, 8), 0, True),
+        PastMatch(("grace", "ada"), "OX", 1, (0, 4, 8, 2, 6, 3, 5, 1, 7), None, False),
     ),
 )
 
@@ -107,7 +107,7 @@ async def test_the_lobby_shows_what_the_club_says_names_as_they_are() -> None:
         ]
         assert cells(app, "playing") == [["alan v [bold]eve[/]", "2–1", "1", "3"]]
         assert cells(app, "ladder")[1] == ["2", "alan", "1580 ± 130", "6", "1", "3"]
-        assert cells(app, "recent") == [["alan", "won", "5"], ["grace", "draw", "9"]]
+        assert cells(app, "recent") == [["alan", "won", "rated"], ["grace", "draw", "unrated"]]
 
 
 async def test_keys_and_choices_ask_the_club() -> None:
@@ -115,7 +115,7 @@ async def test_keys_and_choices_ask_the_club() -> None:
     app = club_app(lobby)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("o", "u", "p", "c")
+        await pilot.press("o", "enter", "u", "enter", "p", "c")  # o, u: the dialog, Enter opens
         await pilot.press("down", "enter")  # the second open table: sit at it
         await pilot.press("tab", "enter")  # the table in play: watch it
         await pilot.pause()

@@ -1,9 +1,11 @@
 """The club's lobby: where a player lands, sees what is open and in play, and the ladder.
 
 It shows the last `Snapshot` the club sent (`snapshot`), and turns keys and choices into what the
-player asks (`LobbyScreen.Asked`, sent on by the app): open a table, sit at an open one (Enter on
-it), quick pair, watch a table in play (Enter on it), take one's own open table back. Names are
-shown as the characters they are (`rich.text.Text`, never markup).
+player asks (`LobbyScreen.Asked`, sent on by the app): open a table (`o`: a dialog, rated or not,
+how many matches), sit at an open one (Enter on it), quick pair, watch a table in play (Enter on
+it), take one's own open table back, offer or take a rematch (`r`), add a key (`k`: a dialog).
+Enter on one of the player's recent matches replays it. Names are shown as the characters they
+are (`rich.text.Text`, never markup).
 """
 
 from __future__ import annotations
@@ -21,26 +23,33 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from tictactoe.online.lobby import (
+    AddKey,
     CloseTable,
     LadderLine,
     LobbyAsk,
     OpenTable,
     PastMatch,
     QuickPair,
+    Rematch,
     SitAt,
     Snapshot,
     TableRow,
     WatchTable,
 )
+from tictactoe.tui.screens.add_key import AddKeyScreen
+from tictactoe.tui.screens.club_open import OpenTableScreen
+from tictactoe.tui.screens.club_replay import PastMatchScreen
 from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
 
 __all__ = ["LobbyScreen"]
 
 
 def _kind(row: TableRow) -> str:
-    """ "rated · 5" (a series of five matches), "unrated · open" (open-ended)."""
+    """ "rated · 5" (a series of five matches), "unrated · open" (open-ended); "rematch · …"
+    for a rematch offered to this player."""
     length = "open" if row.matches is None else str(row.matches)
-    return f"{'rated' if row.rated else 'unrated'} · {length}"
+    kind = f"{'rated' if row.rated else 'unrated'} · {length}"
+    return f"rematch · {kind}" if row.rematch else kind
 
 
 def _result(past: PastMatch, handle: str) -> str:
@@ -57,11 +66,16 @@ class LobbyScreen(MinimumSize, Screen[None]):
     """The lobby of the club, as the club last described it."""
 
     TITLE = "Tic-tac-toe club"
+    # Priority for the keys that open a dialog: they act as they come off the app's queue, so
+    # the keys typed right after them (`o` then Enter) find the dialog on top.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "open(True)", "Open rated"),
-        Binding("u", "open(False)", "Open unrated"),
+        Binding("o", "open(True)", "Open", priority=True),
+        Binding("u", "open(False)", "Open unrated", show=False, priority=True),
         Binding("p", "pair", "Quick pair"),
+        Binding("r", "rematch", "Rematch"),
         Binding("c", "close_table", "Take back"),
+        Binding("k", "add_key", "Add key", show=False, priority=True),
+        Binding("question_mark,f1", "app.help", "Help", key_display="?", priority=True),
         Binding("q", "app.quit", "Quit"),
     ]
 
@@ -101,7 +115,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         self.query_one("#open", DataTable).add_columns("Player", "Rating", "Series")
         self.query_one("#playing", DataTable).add_columns("Players", "Score", "Draws", "Watch")
         self.query_one("#ladder", DataTable).add_columns("#", "Handle", "Rating", "W", "D", "L")
-        self.query_one("#recent", DataTable).add_columns("Against", "Result", "Moves")
+        self.query_one("#recent", DataTable).add_columns("Against", "Result", "Rated")
         self.query_one("#open", DataTable).focus()
         self._ready = True
         if self.snapshot is not None:
@@ -112,8 +126,12 @@ class LobbyScreen(MinimumSize, Screen[None]):
             return
         you = snapshot.you
         line = f"{you.handle} · guest, unrated" if you.guest else f"{you.handle} · {you.rating}"
-        if you.waiting_at is not None:
+        if you.waiting_at is not None and you.waiting_for is not None:
+            line += f" · offering {you.waiting_for} a rematch (c takes it back)"
+        elif you.waiting_at is not None:
             line += " · waiting at your table for someone to sit (c takes it back)"
+        if you.offered_by is not None:
+            line += f" · {you.offered_by} offers you a rematch: r takes it"
         self.query_one("#you", Static).update(Text(line))
         self._fill("open", [(row.id, self._open_row(row)) for row in snapshot.open])
         self._fill("playing", [(row.id, self._playing_row(row)) for row in snapshot.playing])
@@ -135,7 +153,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
                     (
                         Text(past.players[1] if past.players[0] == you.handle else past.players[0]),
                         _result(past, you.handle),
-                        str(len(past.moves)),
+                        "rated" if past.rated else "unrated",
                     ),
                 )
                 for index, past in enumerate(snapshot.recent)
@@ -169,13 +187,42 @@ class LobbyScreen(MinimumSize, Screen[None]):
         if event.row_key.value is not None:
             self.post_message(self.Asked(SitAt(event.row_key.value)))
 
+    @on(DataTable.RowSelected, "#recent")
+    async def _replay(self, event: DataTable.RowSelected) -> None:
+        snapshot, key = self.snapshot, event.row_key.value
+        if snapshot is not None and key is not None and int(key) < len(snapshot.recent):
+            await self.app.push_screen(PastMatchScreen(snapshot.recent[int(key)]))
+
     @on(DataTable.RowSelected, "#playing")
     def _watch(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.post_message(self.Asked(WatchTable(event.row_key.value)))
 
-    def action_open(self, rated: bool) -> None:
-        self.post_message(self.Asked(OpenTable(rated=rated)))
+    async def action_open(self, rated: bool) -> None:
+        """The dialog that says how the table is played; awaited, so that the keys typed after
+        `o` (Enter: open as it shows) find it on top."""
+        guest = self.snapshot is not None and self.snapshot.you.guest
+        await self.app.push_screen(OpenTableScreen(rated=rated, guest=guest), self._opened)
+
+    def _opened(self, ask: OpenTable | None) -> None:
+        if ask is not None:
+            self.post_message(self.Asked(ask))
+
+    def action_rematch(self) -> None:
+        self.post_message(self.Asked(Rematch()))
+
+    async def action_add_key(self) -> None:
+        you = None if self.snapshot is None else self.snapshot.you
+        if you is None or you.guest:
+            self.notify(
+                "A guest has no handle to add a key to: come in with a key first.", markup=False
+            )
+            return
+        await self.app.push_screen(AddKeyScreen(you.handle), self._key_given)
+
+    def _key_given(self, line: str | None) -> None:
+        if line is not None:
+            self.post_message(self.Asked(AddKey(line)))
 
     def action_pair(self) -> None:
         self.post_message(self.Asked(QuickPair()))

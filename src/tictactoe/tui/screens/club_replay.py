@@ -1,0 +1,75 @@
+"""One of a club player's recent matches replayed (Enter on it in the lobby), on the record
+screen's own replay (`ReplayPane`): ←/→ step, Home/End jump, Escape or q goes back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Static
+
+from tictactoe.core.engine import Mark
+from tictactoe.core.series import Player
+from tictactoe.online.lobby import PastMatch
+from tictactoe.record.match import MatchRecord
+from tictactoe.tui.screens.info import InfoScreen
+from tictactoe.tui.screens.replay import ReplayPane
+from tictactoe.tui.widgets.too_small import TooSmall
+
+__all__ = ["PastMatchScreen", "record_of"]
+
+
+def record_of(past: PastMatch) -> MatchRecord:
+    """`past`, as the replay reads a recorded match."""
+    first = Mark(past.marks[0])
+    return MatchRecord(
+        players=(Player(past.players[0]), Player(past.players[1])),
+        marks=(first, first.other),
+        first_mover=past.first_mover,
+        moves=past.moves,
+        winner=past.winner,
+        finished_at=None
+        if past.finished_at is None
+        else datetime.fromtimestamp(past.finished_at, UTC),
+    )
+
+
+class PastMatchScreen(InfoScreen):
+    """Replays `past`, a match of the player's at the club."""
+
+    WHAT = "the replay"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "Back", key_display="←", priority=True),
+        Binding("right", "step(1)", "Next", key_display="→", priority=True),
+        Binding("home", "first", "Start", show=False, priority=True),
+        Binding("end", "last", "End", show=False, priority=True),
+        Binding("escape,q", "close", "Close", priority=True),
+    ]
+
+    def __init__(self, past: PastMatch) -> None:
+        super().__init__()
+        self.past = past
+
+    def compose(self) -> ComposeResult:
+        kind = "A rated match" if self.past.rated else "An unrated match"
+        with Vertical(id="past", classes="dialog"):
+            yield Static(Text(f"{kind} at the club"), id="past-kind")
+            yield ReplayPane()
+        yield Footer()
+        yield TooSmall()
+
+    async def on_mount(self) -> None:
+        await self.query_one(ReplayPane).show(record_of(self.past))
+
+    async def action_step(self, moves: int) -> None:
+        await self.query_one(ReplayPane).run_action(f"step({moves})")
+
+    async def action_first(self) -> None:
+        await self.query_one(ReplayPane).run_action("first")
+
+    async def action_last(self) -> None:
+        await self.query_one(ReplayPane).run_action("last")
