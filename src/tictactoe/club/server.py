@@ -27,6 +27,13 @@ LOG_FILE: Final = "club.log"
 
 MAX_SESSIONS: Final = 500
 """Games open at once: one per player's SSH session."""
+SESSION_MODULES: Final = (
+    "tictactoe.cli",
+    "tictactoe.club.lobby",
+    "tictactoe.tui.club_warm:warm_up",
+)
+"""What a player's session imports, imported once (and its lobby drawn once, headless) by the
+warm parent that forks each session's game (`tictactoe.doors.warm`)."""
 PLAYERS_LEAVE_WITHIN: Final = 1.0
 """Seconds the players' games have to end by themselves when the club closes."""
 
@@ -145,21 +152,26 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
 
     from tictactoe.club.cluster import club_for
     from tictactoe.doors.ssh import SshDoor, fingerprint
+    from tictactoe.doors.warm import WarmParent
     from tictactoe.record.club_store import ClubStore
 
     assert isinstance(key, asyncssh.SSHKey)
     club = club_for(cast(ClubStore, record), grace=args.grace, address=args.cluster_address)
     await club.start()
+    warm = WarmParent(SESSION_MODULES)
+    await warm.start()
     door = SshDoor(
         host_key=key,
         command=lambda info: session_command(club.url, info.peer),
         gate=club,
         max_sessions=MAX_SESSIONS,
         max_connections=MAX_SESSIONS + 100,
+        start_game=warm.spawn,
     )
     try:
         port = await door.start(args.listen, args.ssh_port)
     except BaseException:
+        await warm.stop()
         await club.stop()
         raise
     stopped = asyncio.Event()
@@ -185,4 +197,5 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     while door.sessions and loop.time() < deadline:
         await asyncio.sleep(0.05)
     await door.stop()
+    await warm.stop()
     return status

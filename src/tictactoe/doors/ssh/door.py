@@ -57,6 +57,7 @@ from tictactoe.core.codes import normalise_code
 from tictactoe.doors.bounds import peer_address, printable
 from tictactoe.doors.ssh.gate import Admission, Gate
 from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
+from tictactoe.doors.ssh.terminal import Spawner
 from tictactoe.doors.throttle import Throttle
 
 __all__ = ["WRONG_CODE", "Connection", "SshDoor"]
@@ -125,6 +126,7 @@ class SshDoor:
         login_timeout: float = 15.0,
         keepalive: float = 10.0,
         keepalive_count: int = 2,
+        start_game: Spawner | None = None,
     ) -> None:
         self.host_key = host_key
         """The server's key: clients check its fingerprint."""
@@ -160,6 +162,8 @@ class SshDoor:
         self.keepalive_count = keepalive_count
         """Keepalives left unanswered before the connection counts as lost: a vanished client
         is noticed within `keepalive * (keepalive_count + 1)` seconds."""
+        self.start_game = start_game
+        """How a game's process is started on its terminal: exec when None."""
         self.relayed: dict[tuple[str, int], str] = {}
         """Connections a relay (`tictactoe.doors.relay`) passes on to this door, by their own
         address and port on this machine, and the address each came to the relay from: the one

@@ -29,7 +29,7 @@ import asyncssh
 
 from tictactoe.doors.bounds import Bucket, fits, printable
 from tictactoe.doors.ssh.gate import Admission
-from tictactoe.doors.ssh.terminal import TerminalGame
+from tictactoe.doors.ssh.terminal import Spawner, TerminalGame
 
 __all__ = [
     "CHANNEL_WINDOW",
@@ -89,6 +89,7 @@ class Door(Protocol):
 
     login_timeout: float
     max_sessions: int
+    start_game: Spawner | None
 
     @property
     def sessions(self) -> int: ...
@@ -246,7 +247,9 @@ class Session(asyncssh.SSHServerSession[bytes]):
                 environment.update(self.connection.admission.environment)
             # Without a terminal of the person's own, theirs echoes what they type.
             echo = channel.get_terminal_type() is not None
-            game = await TerminalGame.start(argv, environment, self.size, self, echo=echo)
+            game = await TerminalGame.start(
+                argv, environment, self.size, self, echo=echo, spawn=self.door.start_game
+            )
         except Exception as error:  # a broken command is the host's problem: said, then logged
             self.door.closed(self)
             self.connection.note("the game for %s could not start: %s", info.peer, error)

@@ -28,13 +28,13 @@ import os
 import signal
 import struct
 import termios
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Final, Protocol
 
 from tictactoe.process import end_in_steps
 
-__all__ = ["TerminalGame", "Viewer", "set_size"]
+__all__ = ["GameProcess", "Spawner", "TerminalGame", "Viewer", "set_size"]
 
 log = logging.getLogger("tictactoe.online")
 
@@ -58,10 +58,28 @@ class Viewer(Protocol):
     def game_ended(self, status: int | None) -> None: ...
 
 
+class GameProcess(Protocol):
+    """A game's process as `TerminalGame` waits for it (`asyncio.subprocess.Process` is one)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+
+Spawner = Callable[[Sequence[str], Mapping[str, str], int], Awaitable[GameProcess]]
+"""Starts a game's argv with its environment on a terminal (the slave end, the caller's to
+close), in a session of its own that takes the terminal as its controlling terminal; exec by
+default, a fork of a warm parent for the club (`tictactoe.doors.warm`)."""
+
+
 class TerminalGame:
     """A game process in a pseudo-terminal of its own, relayed to and from one session."""
 
-    def __init__(self, process: asyncio.subprocess.Process, master: int, session: Viewer):
+    def __init__(self, process: GameProcess, master: int, session: Viewer):
         self.process = process
         self.master: int | None = master
         self.session = session
@@ -82,9 +100,10 @@ class TerminalGame:
         session: Viewer,
         *,
         echo: bool = True,
+        spawn: Spawner | None = None,
     ) -> TerminalGame:
-        """Start `argv` in a new pseudo-terminal of `size`; without `echo`, the terminal does
-        not echo what is typed (the person's own terminal does)."""
+        """Start `argv` in a new pseudo-terminal of `size` (by `spawn`, exec when None); without
+        `echo`, the terminal does not echo what is typed (the person's own terminal does)."""
         master, slave = os.openpty()
         try:
             set_size(master, size)
@@ -92,14 +111,18 @@ class TerminalGame:
                 modes = termios.tcgetattr(slave)
                 modes[3] &= ~(termios.ECHO | termios.ECHONL)
                 termios.tcsetattr(slave, termios.TCSANOW, modes)
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                env=dict(environment),
-                start_new_session=True,  # the game takes the terminal as its own
-            )
+            process: GameProcess
+            if spawn is not None:
+                process = await spawn(argv, environment, slave)
+            else:
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=slave,
+                    stdout=slave,
+                    stderr=slave,
+                    env=dict(environment),
+                    start_new_session=True,  # the game takes the terminal as its own
+                )
         except BaseException:
             os.close(master)
             raise
