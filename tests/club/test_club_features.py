@@ -5,6 +5,12 @@ and a series of three matches that ends by itself, then a rematch, with the real
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +20,14 @@ from textual.content import Content
 from textual.widgets import Input, RadioButton, Static
 
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
+from tictactoe.club.link import LobbyLink
+from tictactoe.club.lobby import CLUB_TOKEN, Club
+from tictactoe.host.client import AuthorityLink
 from tictactoe.online.lobby import (
     AddKey,
+    CloseTable,
+    GoTo,
+    LobbyNews,
     OpenTable,
     PastMatch,
     Rematch,
@@ -25,6 +37,8 @@ from tictactoe.online.lobby import (
     TableRow,
     You,
 )
+from tictactoe.online.protocol import Ended, Hello, State
+from tictactoe.record.club import ClubRecord
 from tictactoe.tui.club_app import ClubApp
 from tictactoe.tui.screens.add_key import AddKeyScreen
 from tictactoe.tui.screens.club_open import OpenTableScreen
@@ -32,8 +46,9 @@ from tictactoe.tui.screens.club_replay import PastMatchScreen
 from tictactoe.tui.screens.lobby import LobbyScreen
 from tictactoe.tui.screens.replay import ReplayPane
 
-from .test_club_end_to_end import Club, move
+from .test_club_end_to_end import Club as RunningClub
 from .test_club_end_to_end import club as club  # the fixture: a club running in its terminal
+from .test_club_end_to_end import move
 from .test_lobby_screen import LOBBY, FakeLobby, cells, club_app
 
 GUEST = Snapshot(You("guest-x7k2p9", True, ""), open=LOBBY.open)
@@ -278,7 +293,7 @@ def test_a_recent_match_replayed_at_80x24(snap_compare: Any) -> None:
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("ssh")
-def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: Club) -> None:
+def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: RunningClub) -> None:
     alice = club.ssh("alice", "alice")
     bob = club.ssh("bob", "bob")
     alice.expect("Open tables")
@@ -302,13 +317,17 @@ def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: Club) -> N
         move(players[other], b"4", players[chooser], f"{other} {'XO'[mark == 'X']} left")
         move(players[chooser], b"8", players[other], f"{chooser} {mark} top")
         move(players[other], b"5", players[chooser], f"{other} {'XO'[mark == 'X']} centre")
-        move(players[chooser], b"9", players[other], f"{chooser} wins!")
+        if number < 3:
+            move(players[chooser], b"9", players[other], f"{chooser} wins!")
+        else:  # the series ends with this move: both go back to the lobby at once
+            players[chooser].send(b"9")
 
     for player in (alice, bob):  # the third match ends the series: both back in the lobby
         player.expect("The series of 3 matches is over.")
         player.expect("Open tables")
     alice.expect(r"1 alice (1[5-9]\d\d) ± \d+ 2 0 1")  # the ladder: two wins, one loss
     alice.expect(r"2 bob \d+ ± \d+ 1 0 2")
+    alice.expect(r"bob won rated bob lost rated bob won rated")  # her recent matches, newest first
 
     alice.from_now().send(b"r")  # a rematch offered to Bob
     alice.expect("offering bob a rematch")
@@ -318,3 +337,144 @@ def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: Club) -> N
     alice.expect("alice, choose your mark")
     bob.expect("alice is choosing a mark")
     assert club.server.poll() is None
+
+
+# The club's side, on loopback: its own lobby links and table links, no terminal.
+
+
+def key_line(comment: str) -> str:
+    """A made-up ed25519 public key line (the club reads keys; it never checks a signature
+    with one here)."""
+    blob = b"\0\0\0\x0bssh-ed25519\0\0\0\x20" + os.urandom(32)
+    return f"ssh-ed25519 {base64.b64encode(blob).decode()} {comment}"
+
+
+async def next_news(link: LobbyLink, wanted: Callable[[LobbyNews], bool]) -> LobbyNews:
+    """The first news from the club that is `wanted` (within a generous bound)."""
+
+    async def read() -> LobbyNews:
+        async for news in link:
+            if wanted(news):
+                return news
+        raise AssertionError("the lobby link closed")
+
+    return await asyncio.wait_for(read(), 10)
+
+
+def said(text: str) -> Callable[[LobbyNews], bool]:
+    return lambda news: isinstance(news, Said) and text in news.text
+
+
+def goto(news: LobbyNews) -> bool:
+    return isinstance(news, GoTo)
+
+
+async def at_table(news: LobbyNews) -> AuthorityLink:
+    """The link of a seat at the table `news` (a GoTo) sends the player to."""
+    assert isinstance(news, GoTo), news
+    hello = Hello(news.code, news.name, "127.0.0.1", news.host_token, news.door_key)
+    return await AuthorityLink.open(news.url, hello)
+
+
+async def until(link: AuthorityLink, kind: type[Any]) -> Any:
+    async def read() -> Any:
+        async for message in link:
+            if isinstance(message, kind):
+                return message
+        raise AssertionError("the table's link closed")
+
+    return await asyncio.wait_for(read(), 10)
+
+
+async def test_a_rematch_is_kept_for_the_other_and_lapses(tmp_path: Path) -> None:
+    record = ClubRecord(tmp_path / "club.sqlite")
+    club = Club(record)
+    await club.start()
+    links: dict[str, LobbyLink] = {}
+    try:
+        for handle in ("ada", "alan", "grace"):
+            admission = await club.enter(handle, key_line(handle), "127.0.0.1")
+            links[handle] = await LobbyLink.open(club.url, admission.environment[CLUB_TOKEN])
+        ada, alan, grace = links["ada"], links["alan"], links["grace"]
+
+        await grace.ask(Rematch())  # no series played yet
+        await next_news(grace, said("nobody to offer a rematch to"))
+
+        await ada.ask(OpenTable(rated=True, matches=3))  # a series: Alan sits, Ada leaves it
+        opened = await next_news(ada, goto)
+        assert isinstance(opened, GoTo)
+        await alan.ask(SitAt(opened.table))
+        sat = await next_news(alan, goto)
+        seats = [await at_table(opened), await at_table(sat)]
+        for seat in seats:
+            await until(seat, State)
+        await seats[0].leave()
+        for seat in seats:
+            await until(seat, Ended)
+            await seat.close()
+
+        await ada.ask(Rematch())  # kept for Alan: he sees it offered, Grace does not see it
+        offer = await next_news(ada, goto)
+        assert isinstance(offer, GoTo)
+        offered = await next_news(
+            alan, lambda news: isinstance(news, Snapshot) and news.you.offered_by == "ada"
+        )
+        assert isinstance(offered, Snapshot)
+        assert [(row.players, row.matches, row.rematch) for row in offered.open] == [
+            (("ada",), 3, True)
+        ]
+        assert offer.table not in [row.id for row in club.snapshot("grace", False).open]
+        await grace.ask(SitAt(offer.table))
+        await next_news(grace, said("That table is kept for alan"))
+
+        waiting = await at_table(offer)  # Ada at her table, waiting
+        await alan.ask(OpenTable(rated=False))  # Alan goes elsewhere: the offer lapses
+        lapsed = await until(waiting, Ended)
+        assert lapsed.text == "alan opened a table: the rematch offer lapsed."
+        await waiting.close()
+
+        await ada.ask(Rematch())  # Alan waits at his own table now
+        await next_news(ada, said("alan is at a table now."))
+        await alan.ask(CloseTable())
+        await asyncio.sleep(0.3)
+        await ada.ask(Rematch())
+        waiting = await at_table(await next_news(ada, goto))
+        await alan.close()  # Alan leaves the club: the offer lapses
+        lapsed = await until(waiting, Ended)
+        assert lapsed.text == "alan left the club: the rematch offer lapsed."
+        await waiting.close()
+    finally:
+        for link in links.values():
+            with contextlib.suppress(Exception):
+                await link.close()
+        await club.stop()
+        record.close()
+
+
+async def test_a_player_adds_a_key_and_a_guest_cannot(tmp_path: Path) -> None:
+    record = ClubRecord(tmp_path / "club.sqlite")
+    club = Club(record)
+    await club.start()
+    links: list[LobbyLink] = []
+    try:
+        ada_in = await club.enter("ada", key_line("laptop"), "127.0.0.1")
+        guest_in = await club.enter("zed", None, "127.0.0.1")
+        ada = await LobbyLink.open(club.url, ada_in.environment[CLUB_TOKEN])
+        guest = await LobbyLink.open(club.url, guest_in.environment[CLUB_TOKEN])
+        links += [ada, guest]
+
+        await ada.ask(AddKey(key_line("phone")))
+        await next_news(ada, said("The key was added: it signs in as ada too."))
+        await ada.ask(AddKey("not a key"))
+        await next_news(ada, said("That is not a public key line"))
+        await guest.ask(AddKey(key_line("guest")))
+        await next_news(guest, said("A guest has no handle to add a key to"))
+        (ada_row,) = record.players()
+        assert ada_row.handle == "ada"
+        assert len(ada_row.fingerprints) == 2
+    finally:
+        for link in links:
+            with contextlib.suppress(Exception):
+                await link.close()
+        await club.stop()
+        record.close()
