@@ -256,10 +256,20 @@ def line(name: str, values: list[float], target: float) -> str:
     )
 
 
-async def new_tables(players: list[Player]) -> list[float]:
+def cpu(pids: list[int]) -> float:
+    """Seconds of CPU the processes `pids` have spent (user and system)."""
+    ticks = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+async def new_tables(players: list[Player], tables: int) -> list[float]:
     """Players open a table one after another; ms until each other lobby shows it."""
     times: list[float] = []
-    for opener in players[:TABLES]:
+    for opener in players[:tables]:
         others = [player.from_now() for player in players if player is not opener]
         seen = [player.expect(rf"{opener.handle} 1500") for player in others]
         opened = opener.from_now().send("o\r")  # o: the dialog; Enter: open as it shows
@@ -302,7 +312,7 @@ async def moves(first: Player, second: Player) -> list[float]:
     return times
 
 
-async def bench(count: int, data: Path) -> None:
+async def bench(count: int, data: Path, opened: int) -> None:
     keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(count)]
     seed(data, keys)
     club, port = await start_club(data)
@@ -327,21 +337,29 @@ async def bench(count: int, data: Path) -> None:
         processes = tree(club.pid)
         figures = {pid: memory(pid) for pid in processes}
         pss = sum(pss for pss, _, _ in figures.values())
-        games = [private for pid, (_, _, private) in figures.items() if pid in terminals()]
+        ttys = terminals()
+        own = [private for pid, (_, _, private) in figures.items() if pid in ttys]
         print(
             f"memory: {pss / count:5.1f} MiB PSS a player ({pss:.0f} MiB over {len(processes)}"
             f" processes), the club itself {figures[club.pid][1]:.0f} MiB resident"
             f"   (target: ≤ {TARGETS['pss']:.0f} MiB a player)"
         )
-        if games:
+        if own:
             print(
                 f"        each game's own (private) memory: median"
-                f" {statistics.median(games):5.1f} MiB, max {max(games):5.1f} MiB"
+                f" {statistics.median(own):5.1f} MiB, max {max(own):5.1f} MiB"
                 " (what each more player adds)"
             )
         players.sort(key=lambda player: player.handle)
+        games = [pid for pid in processes if pid in ttys]
+        spent = cpu([club.pid]), cpu(games)
+        tables = await new_tables(players, opened)
+        print(line(f"new table on {count - 1} lobbies", tables, TARGETS["table"]))
+        club_cpu, games_cpu = cpu([club.pid]) - spent[0], cpu(games) - spent[1]
         print(
-            line(f"new table on {count - 1} lobbies", await new_tables(players), TARGETS["table"])
+            f"        CPU a new table (opened, then taken back): the club"
+            f" {club_cpu / opened * 1000:.0f} ms, the players' games"
+            f" {games_cpu / opened * 1000:.0f} ms"
         )
         timed: list[float] = []
         for pair in range(min(MATCHES, count // 2)):
@@ -391,7 +409,9 @@ def folder() -> Iterator[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=200)
-    count = parser.parse_args().players
+    parser.add_argument("--tables", type=int, default=TABLES, help="new tables timed")
+    args = parser.parse_args()
+    count = args.players
     if sys.platform != "linux":
         sys.exit("This benchmark reads /proc: it runs on Linux.")
     if not 2 <= count <= 1000:
@@ -399,7 +419,7 @@ def main() -> None:
     with folder() as path:
         data = path / "data"
         data.mkdir()
-        asyncio.run(bench(count, data))
+        asyncio.run(bench(count, data, max(1, min(args.tables, count - 1))))
 
 
 if __name__ == "__main__":

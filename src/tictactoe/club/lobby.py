@@ -79,6 +79,8 @@ from tictactoe.online.lobby import (
     You,
     lobby_json,
     parse_ask,
+    shared_json,
+    snapshot_json,
 )
 from tictactoe.online.protocol import State
 from tictactoe.record.club_store import ClubStore
@@ -170,6 +172,19 @@ class _Table:
         return self.authority.series is not None
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """The part of the lobby every lobby shows alike, serialised once (`shared_json`)."""
+
+    published: int
+    """The change it was made after (`Club._published`)."""
+    text: str
+    waiting: dict[str, str]
+    """The open table each opener waits at, by handle."""
+    involved: frozenset[str]
+    """Those a table is kept for (a rematch), and its openers: their lists differ."""
+
+
 class Club:
     """The lobby, the tables and the gate of a club."""
 
@@ -198,6 +213,9 @@ class Club:
         self._port: int | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._changed = asyncio.Event()
+        self._published = 0
+        """Changes told to the lobbies so far: what `_shared` was made for."""
+        self._shared: _Shared | None = None
         self._bans_version: int | None = None
         self._ladder: Reads[None, tuple[LadderLine, ...]] = Reads(self._read_ladder)
         self._ratings: Reads[str, Rating] = Reads(self.record.rating)
@@ -676,6 +694,7 @@ class Club:
             await self._changed.wait()
             await asyncio.sleep(PUBLISH_AFTER)
             self._changed.clear()
+            self._published += 1
             for member in self._members.values():
                 for lobby in member.lobbies:
                     lobby.stale = True
@@ -689,19 +708,7 @@ class Club:
             if table.ending:
                 continue
             if table.playing:
-                series = table.authority.series
-                assert series is not None
-                wins = series.wins
-                playing_rows.append(
-                    TableRow(
-                        table.id,
-                        (table.opener, table.sitter or "?"),
-                        table.rated,
-                        table.matches,
-                        score=(wins[0], wins[1], series.draws),
-                        watchers=table.authority.watchers,
-                    )
-                )
+                playing_rows.append(self._playing_row(table))
             elif table.sitter is None:
                 if table.opener == handle:
                     waiting_at, waiting_for = table.id, table.kept_for
@@ -709,16 +716,7 @@ class Club:
                     offered_by = table.opener
                 elif table.kept_for is not None:
                     continue  # a rematch kept for someone else
-                open_rows.append(
-                    TableRow(
-                        table.id,
-                        (table.opener,),
-                        table.rated,
-                        table.matches,
-                        rating=self._rating(table.opener),
-                        rematch=table.kept_for == handle,
-                    )
-                )
+                open_rows.append(self._open_row(table, rematch=table.kept_for == handle))
         if self.cluster is not None:
             elsewhere_open, elsewhere_playing = self.cluster.rows()
             open_rows += elsewhere_open
@@ -731,6 +729,65 @@ class Club:
             ladder=self._ladder.get(None) or (),
             recent=() if guest else (self._recent.get(handle) or ()),
         )
+
+    def _playing_row(self, table: _Table) -> TableRow:
+        series = table.authority.series
+        assert series is not None
+        wins = series.wins
+        return TableRow(
+            table.id,
+            (table.opener, table.sitter or "?"),
+            table.rated,
+            table.matches,
+            score=(wins[0], wins[1], series.draws),
+            watchers=table.authority.watchers,
+        )
+
+    def _open_row(self, table: _Table, *, rematch: bool) -> TableRow:
+        rating = self._rating(table.opener)
+        return TableRow(
+            table.id, (table.opener,), table.rated, table.matches, rating, rematch=rematch
+        )
+
+    def _snapshot_text(self, handle: str, guest: bool) -> str:
+        """`lobby_json(self.snapshot(handle, guest))`, the same text, with the part every lobby
+        shares (the tables, the ladder) made and serialised once a change (`_shared_part`): only
+        a player's own part (who, rating, recent matches) is made for each lobby."""
+        shared = self._shared_part()
+        if handle in shared.involved:  # a rematch is offered to them, or by them: their own list
+            return lobby_json(self.snapshot(handle, guest))
+        rating = "" if guest else self._rating(handle)
+        you = You(handle, guest, rating, shared.waiting.get(handle))
+        recent = () if guest else (self._recent.get(handle) or ())
+        return snapshot_json(you, recent, shared.text)
+
+    def _shared_part(self) -> _Shared:
+        """What every lobby's snapshot shows alike, as of the last change told (made once)."""
+        if self._shared is not None and self._shared.published == self._published:
+            return self._shared
+        open_rows, playing_rows = [], []
+        waiting: dict[str, str] = {}
+        involved: set[str] = set()
+        for table in self._tables.values():
+            if table.ending:
+                continue
+            if table.playing:
+                playing_rows.append(self._playing_row(table))
+            elif table.sitter is None:
+                if table.kept_for is not None:
+                    involved.update((table.opener, table.kept_for))
+                    continue
+                waiting[table.opener] = table.id
+                open_rows.append(self._open_row(table, rematch=False))
+        if self.cluster is not None:
+            elsewhere_open, elsewhere_playing = self.cluster.rows()
+            open_rows += elsewhere_open
+            playing_rows += elsewhere_playing
+        text = shared_json(
+            tuple(open_rows[:200]), tuple(playing_rows[:200]), self._ladder.get(None) or ()
+        )
+        self._shared = _Shared(self._published, text, waiting, frozenset(involved))
+        return self._shared
 
     async def _read_for(self, handle: str, guest: bool) -> None:
         """Read what `handle`'s snapshot shows from the record (in threads), unless kept."""
@@ -814,7 +871,7 @@ class Club:
                         await self._read_for(member.handle, member.guest)
                     except Exception as error:  # shown as far as it was read; said in the log
                         log.warning("the club's record could not be read: %s", error)
-                    text = lobby_json(self.snapshot(member.handle, member.guest))
+                    text = self._snapshot_text(member.handle, member.guest)
                     if len(text.encode()) <= MAX_LOBBY_MESSAGE:
                         await lobby.ws.send_str(text)
         except (ConnectionError, RuntimeError):

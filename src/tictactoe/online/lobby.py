@@ -44,6 +44,8 @@ __all__ = [
     "lobby_json",
     "parse_ask",
     "parse_news",
+    "shared_json",
+    "snapshot_json",
 ]
 
 MAX_LOBBY_ASK: Final = 4096
@@ -234,6 +236,27 @@ LobbyNews = Snapshot | GoTo | Said | Farewell
 def lobby_json(message: LobbyAsk | LobbyNews) -> str:
     """`message` as one JSON text frame (`parse_ask` / `parse_news` read it back)."""
     return schema.dump(_encoded(message))
+
+
+def shared_json(
+    open: tuple[TableRow, ...], playing: tuple[TableRow, ...], ladder: tuple[LadderLine, ...]
+) -> str:
+    """The part of a `Snapshot`'s text that every lobby may share (its tables and ladder): made
+    once for many lobbies, each finished with `snapshot_json`."""
+    parts = _encoded(Snapshot(You("", False, ""), open, playing, ladder))
+    return ",".join(f"{schema.dump({name: parts[name]})[1:-1]}" for name in _SHARED)
+
+
+def snapshot_json(you: You, recent: tuple[PastMatch, ...], shared: str) -> str:
+    """`lobby_json` of the `Snapshot` of `you` and `recent`, whose other parts `shared` holds
+    (`shared_json`), the same text."""
+    own = _encoded(Snapshot(you, recent=recent))
+    head = schema.dump({"kind": own["kind"], "you": own["you"]})[:-1]
+    return f"{head},{shared},{schema.dump({'recent': own['recent']})[1:]}"
+
+
+_SHARED: Final = ("open", "playing", "ladder")
+"""A snapshot's fields, after `you` and before `recent`, that every lobby may share."""
 
 
 def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
