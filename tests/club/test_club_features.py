@@ -324,6 +324,7 @@ def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: RunningClu
 
     for player in (alice, bob):  # the third match ends the series: both back in the lobby
         player.expect("The series of 3 matches is over.")
+        player.expect(r"Score:[\s▌]+alice[\s▌]+2,[\s▌]+bob[\s▌]+1,[\s▌]+draws[\s▌]+0")  # wrapped
         player.expect("Open tables")
     alice.expect(r"1 alice (1[5-9]\d\d) ± \d+ 2 0 1")  # the ladder: two wins, one loss
     alice.expect(r"2 bob \d+ ± \d+ 1 0 2")

@@ -20,6 +20,9 @@ from rich.console import RenderableType
 
 from tictactoe.club.link import LobbyLink, LobbyLinkError
 from tictactoe.config import GameConfig
+from tictactoe.core.labels import side_by_side
+from tictactoe.core.names import NAME_WIDTH
+from tictactoe.core.series import Series
 from tictactoe.host.client import AuthorityLink, LinkError
 from tictactoe.online.lobby import Farewell, GoTo, LobbyAsk, LobbyNews, Said, Snapshot
 from tictactoe.online.protocol import Hello
@@ -32,6 +35,15 @@ from tictactoe.tui.table import Leaving
 __all__ = ["ClubApp", "ClubSetup", "Lobby", "play_at_club"]
 
 LOST = "The link to the club was lost: this session has ended."
+
+
+def score(series: Series | None) -> str:
+    """The score a series ended with, said as the player goes back to the lobby ("Score: alice
+    2, bob 1, draws 0."); nothing before a match was finished."""
+    if series is None or not series.played:
+        return ""
+    (first, second), (wins1, wins2) = side_by_side(series.players, NAME_WIDTH), series.wins
+    return f"Score: {first} {wins1}, {second} {wins2}, draws {series.draws}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +154,11 @@ class ClubApp(TicTacToeApp):
                 if left is not None and left.farewell:
                     text = left.farewell
                 else:
-                    text = ended.text if ended is not None else "The link to the table was lost."
+                    text = (
+                        "The link to the table was lost."
+                        if ended is None
+                        else f"{ended.text} {score(ended.series)}".strip()
+                    )
         finally:
             with contextlib.suppress(Exception):
                 await link.close()
