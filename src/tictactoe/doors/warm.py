@@ -56,6 +56,8 @@ READY: Final = b"ready"
 """What the warm parent says once its modules are imported."""
 READY_WITHIN: Final = 60.0
 """Seconds the warm parent has to import its modules."""
+FORK_WITHIN: Final = 10.0
+"""Seconds the warm parent has to say it has started a game; past it, games start by exec."""
 HEADER: Final = struct.Struct("!I")
 """A request's length, before it."""
 MAX_REQUEST: Final = 256 * 1024
@@ -213,7 +215,10 @@ class WarmParent:
         finally:
             theirs.close()
         reader, writer = await asyncio.open_unix_connection(sock=mine)
-        line = await reader.readline()
+        try:
+            line = await asyncio.wait_for(reader.readline(), FORK_WITHIN)
+        except TimeoutError:
+            line = b""
         if not line.startswith(b"pid "):
             writer.close()
             raise OSError(errno.ECHILD, "the warm parent started no game")
