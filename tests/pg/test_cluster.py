@@ -23,7 +23,8 @@ from online.test_end_to_end import WAIT, Terminal
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from pg.conftest import Cluster
 from pg.simulated import play_for
-from tictactoe.club.cluster import HEARTBEAT_EVERY, TABLE_LIFETIME, club_for
+from tictactoe.club.cluster import HEARTBEAT_EVERY, TABLE_LIFETIME
+from tictactoe.club.server import club_for
 
 LOAD_SECONDS = 10.0
 

@@ -29,25 +29,21 @@ import contextlib
 import json
 import logging
 import secrets
-import sys
 import time
 from collections import deque
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from tictactoe.club.lobby import WATCHER_NAME
 from tictactoe.core.club import START, Entry, LadderRow, PlayerRow, Rating, is_guest
 from tictactoe.host.server import AuthorityServer
 from tictactoe.online.authority import Authority
-from tictactoe.online.lobby import GoTo, LobbyNews, Said, TableRow
+from tictactoe.online.lobby import WATCHER_NAME, GoTo, LobbyNews, Said, TableRow
 from tictactoe.record.club import ClubUnavailable
 from tictactoe.record.match import MatchRecord
 
 if TYPE_CHECKING:
-    from tictactoe.club.lobby import Club
     from tictactoe.record.club_pg import ClubTable, PostgresClubRecord
-    from tictactoe.record.club_store import ClubStore
 
 __all__ = [
     "AWAY_REFUSAL",
@@ -57,7 +53,6 @@ __all__ = [
     "TABLE_LIFETIME",
     "Cluster",
     "ClusterStore",
-    "club_for",
 ]
 
 log = logging.getLogger("tictactoe.online")
@@ -148,6 +143,16 @@ def _remote(row: ClubTable) -> RemoteTable | None:
         return None
 
 
+class Hub(Protocol):
+    """What the cluster asks of this process's club (`tictactoe.club.lobby.Club`)."""
+
+    def changed(self) -> None:
+        """Another process's tables changed: every lobby is told."""
+
+    def forget_cached(self, handles: Iterable[str] = ()) -> None:
+        """Another process wrote a match (of `handles`): what the club read of them changed."""
+
+
 class Cluster:
     """This process's part in a club of several: its tables in the registry, the others' in its
     lobbies, and the store as the lobby sees it (`store`)."""
@@ -171,7 +176,7 @@ class Cluster:
         self.store = ClusterStore(self)
         self.remote: dict[str, RemoteTable] = {}
         """The other processes' live tables, by id."""
-        self._club: Club | None = None
+        self._club: Hub | None = None
         self._local: dict[str, LocalTable] = {}
         self._written: dict[str, tuple[tuple[str, ...], str]] = {}
         """What the registry holds of this process's tables (players, state), as written; only
@@ -195,7 +200,7 @@ class Cluster:
     def url(self, port: int) -> str:
         return f"ws://{_host(self.address)}:{port}/link"
 
-    async def start(self, club: Club) -> None:
+    async def start(self, club: Hub) -> None:
         self._club = club
         self._tasks = [
             asyncio.create_task(self._beat()),
@@ -655,20 +660,3 @@ class ClusterStore:
     def close(self) -> None:
         self.flush()
         self.record.close()
-
-
-def club_for(record: ClubStore, *, grace: float, address: str | None = None) -> Club:
-    """The club over `record`: one of several processes (a `Cluster`) when it is PostgreSQL,
-    its tables listening on `address` (default: loopback, one machine); else a club alone."""
-    from tictactoe.club.lobby import Club
-
-    club_pg = sys.modules.get("tictactoe.record.club_pg")  # loaded when the store is PostgreSQL
-    if club_pg is None or not isinstance(record, club_pg.PostgresClubRecord):
-        return Club(record, grace=grace)
-    ours = logging.getLogger("tictactoe")
-    for handler in ours.handlers:  # the pool's words go to the club's log, not its terminal
-        logging.getLogger("psycopg").addHandler(handler)
-    logging.getLogger("psycopg").propagate = False
-    logging.getLogger("psycopg").setLevel(logging.ERROR)  # an outage: the club's own line says it
-    cluster = Cluster(record, address=address or "127.0.0.1")
-    return Club(cluster.store, grace=grace, cluster=cluster)

@@ -58,6 +58,7 @@ from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import (
     MAX_LOBBY_ASK,
     MAX_LOBBY_MESSAGE,
+    WATCHER_NAME,
     AddKey,
     CloseTable,
     Farewell,
@@ -95,9 +96,6 @@ log = logging.getLogger("tictactoe.online")
 
 CLUB_TOKEN: Final = "TICTACTOE_CLUB_TOKEN"
 """The variable that carries a player's secret to the game the door starts for them."""
-
-WATCHER_NAME: Final = "a watcher"
-"""The name a watcher says hello with: no handle can be it (it has a space)."""
 
 PUBLISH_AFTER: Final = 0.1
 """Seconds the lobbies' snapshot waits after a change, for the changes that follow it."""

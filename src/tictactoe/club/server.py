@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 import platformdirs
 
-__all__ = ["club_parser", "default_data", "run_club", "session_command"]
+if TYPE_CHECKING:
+    from tictactoe.club.lobby import Club
+    from tictactoe.record.club_store import ClubStore
+
+__all__ = ["club_for", "club_parser", "default_data", "run_club", "session_command"]
 
 HOST_KEY_FILE: Final = "ssh_host_key"
 LOG_FILE: Final = "club.log"
@@ -150,7 +155,6 @@ def run_club(argv: Sequence[str]) -> int:
 async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     import asyncssh
 
-    from tictactoe.club.cluster import club_for
     from tictactoe.doors.ssh import SshDoor, fingerprint
     from tictactoe.doors.warm import WarmParent
     from tictactoe.record.club_store import ClubStore
@@ -199,3 +203,22 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     await door.stop()
     await warm.stop()
     return status
+
+
+def club_for(record: ClubStore, *, grace: float, address: str | None = None) -> Club:
+    """The club over `record`: one of several processes (a `Cluster`) when it is PostgreSQL,
+    its tables listening on `address` (default: loopback, one machine); else a club alone."""
+    from tictactoe.club.lobby import Club
+
+    club_pg = sys.modules.get("tictactoe.record.club_pg")  # loaded when the store is PostgreSQL
+    if club_pg is None or not isinstance(record, club_pg.PostgresClubRecord):
+        return Club(record, grace=grace)
+    ours = logging.getLogger("tictactoe")
+    for handler in ours.handlers:  # the pool's words go to the club's log, not its terminal
+        logging.getLogger("psycopg").addHandler(handler)
+    logging.getLogger("psycopg").propagate = False
+    logging.getLogger("psycopg").setLevel(logging.ERROR)  # an outage: the club's own line says it
+    from tictactoe.club.cluster import Cluster
+
+    cluster = Cluster(record, address=address or "127.0.0.1")
+    return Club(cluster.store, grace=grace, cluster=cluster)

@@ -22,6 +22,7 @@ __all__ = [
     "MAX_LOBBY_ASK",
     "MAX_LOBBY_MESSAGE",
     "MAX_MATCHES",
+    "WATCHER_NAME",
     "AddKey",
     "CloseTable",
     "Farewell",
@@ -47,6 +48,9 @@ __all__ = [
     "shared_json",
     "snapshot_json",
 ]
+
+WATCHER_NAME: Final = "a watcher"
+"""The name a watcher says hello with at a table: no handle can be it (it has a space)."""
 
 MAX_LOBBY_ASK: Final = 4096
 """The largest message a lobby link may send, in bytes (a public key line fits)."""
