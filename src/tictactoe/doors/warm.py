@@ -16,8 +16,9 @@ starts one by exec:
   runs the argv's module as `python -m MODULE ARGS` would; then it says the child's pid on the
   game's socket, and later its exit status (as `subprocess` gives it: -N for signal N);
 - the door waits for that status (`WarmGame.wait`) and signals the game's process group itself,
-  as it does a game it started by exec. The warm parent ends once the door has closed its socket
-  and the games it started have ended.
+  as it does a game it started by exec (the warm parent, not the door, reaps it: between its end
+  and the door hearing of it, a moment, a signal would go to a pid no longer the game's). The
+  warm parent ends once the door has closed its socket and the games it started have ended.
 
 Only `python -m MODULE ...` of the door's own interpreter can be started warm; anything else, or a
 warm parent that is not there, is started by exec (`WarmParent.spawn` falls back by itself).
