@@ -189,6 +189,15 @@ def test_a_rated_match_moves_both_ratings_with_the_match(club: ClubStore) -> Non
     assert len(earlier.positions()) == 6, "replayable move by move"
 
 
+def test_recent_matches_say_whether_they_moved_the_ratings(club: ClubStore) -> None:
+    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW + 1)
+    guest = club.enter("x", None, "10.0.0.9", NOW).handle
+    club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), 0, NOW + 2)
+    assert [rated for _, rated in club.recent_rated("ada")] == [False, False, True]
+    assert [match for match, _ in club.recent_rated("ada")] == club.recent("ada")
+
+
 def test_unrated_matches_are_kept_but_move_no_rating(club: ClubStore) -> None:
     assert club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW) is None
     guest = club.enter("x", None, "10.0.0.9", NOW).handle

@@ -296,3 +296,12 @@ def test_ratings_read_back_exactly(club: ClubRecord) -> None:
     after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
     assert after is not None
     assert isinstance(club.rating("ada"), Rating) and club.rating("ada") == after[0]
+
+
+def test_recent_matches_say_whether_they_moved_the_ratings(club: ClubRecord) -> None:
+    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW + 1)
+    guest = club.enter("x", None, "10.0.0.9", NOW).handle
+    club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), 0, NOW + 2)
+    assert [rated for _, rated in club.recent_rated("ada")] == [False, False, True]
+    assert [match for match, _ in club.recent_rated("ada")] == club.recent("ada")

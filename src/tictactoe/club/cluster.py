@@ -517,7 +517,7 @@ class ClusterStore:
         self._waiting: deque[_Waiting] = deque()
         self._ratings: dict[str, Rating] = {}
         self._ladder: list[LadderRow] = []
-        self._recent: dict[str, list[MatchRecord]] = {}
+        self._recent: dict[str, list[tuple[MatchRecord, bool]]] = {}
 
     @property
     def problem(self) -> str | None:
@@ -644,9 +644,12 @@ class ClusterStore:
         return self._ladder[:limit]
 
     def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]:
+        return [match for match, _rated in self.recent_rated(handle, limit)]
+
+    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[MatchRecord, bool]]:
         if self.cluster.up:
             try:
-                self._recent[handle] = self.record.recent(handle, limit)
+                self._recent[handle] = self.record.recent_rated(handle, limit)
             except ClubUnavailable:
                 self.cluster.away()
         return self._recent.get(handle, [])[:limit]

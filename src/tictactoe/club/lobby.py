@@ -823,10 +823,10 @@ class Club:
                 match.first_mover,
                 match.moves,
                 match.winner,
-                True,
+                rated,
                 None if match.finished_at is None else match.finished_at.timestamp(),
             )
-            for match in self.record.recent(handle, RECENT_SHOWN)
+            for match, rated in self.record.recent_rated(handle, RECENT_SHOWN)
         )
 
     def _send(self, lobby: _Lobby, news: LobbyNews) -> None:

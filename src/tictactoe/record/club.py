@@ -564,16 +564,21 @@ class ClubRecord:
 
     def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]:
         """The last `limit` matches `handle` played, newest first, each replayable."""
+        return [match for match, _rated in self.recent_rated(handle, limit)]
+
+    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[MatchRecord, bool]]:
+        """`recent`, each match with whether it was rated."""
         own = handle.lower()
         rows = self._run(
             lambda db: db.execute(
                 "SELECT id, finished_at, handle1, handle2, level1, level2, mark1, first_mover,"
-                " moves, winner FROM matches WHERE id IN (SELECT id FROM matches WHERE handle1 = ?"
-                " UNION SELECT id FROM matches WHERE handle2 = ?) ORDER BY id DESC LIMIT ?",
+                " moves, winner, rated FROM matches WHERE id IN (SELECT id FROM matches"
+                " WHERE handle1 = ? UNION SELECT id FROM matches WHERE handle2 = ?)"
+                " ORDER BY id DESC LIMIT ?",
                 (own, own, limit),
             ).fetchall()
         )
-        return [_match_of(row) for row in rows]
+        return [(_match_of(row[:-1]), bool(row[-1])) for row in rows]
 
     def players(self) -> list[PlayerRow]:
         """Every player who holds a handle, by handle, with their keys' fingerprints."""
