@@ -72,7 +72,11 @@ def club_parser() -> argparse.ArgumentParser:
         "--ssh-port", type=_port, default=2222, metavar="PORT", help="the SSH port (default 2222)"
     )
     parser.add_argument(
-        "--web-port", type=_port, default=None, metavar="PORT", help=argparse.SUPPRESS
+        "--web-port",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help="also a web door on this port: each browser tab a guest (default: none)",
     )
     parser.add_argument(
         "--data",
@@ -119,8 +123,6 @@ def run_club(argv: Sequence[str]) -> int:
     if sys.platform == "win32":
         print("tictactoe club: a club needs Linux or macOS.", file=sys.stderr)
         return 2
-    if args.web_port is not None:
-        parser.exit(2, "tictactoe club: error: the club has no web door yet.\n")
     data: Path = args.data if args.data is not None else default_data()
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -172,11 +174,23 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         max_connections=MAX_SESSIONS + 100,
         start_game=warm.spawn,
     )
+    web = None
+    port = 0
     try:
         port = await door.start(args.listen, args.ssh_port)
-    except BaseException:
+        if args.web_port is not None:
+            from tictactoe.club.web import open_web_door
+
+            web = await open_web_door(club, args.listen, args.web_port)
+    except BaseException as error:
+        await door.stop()
         await warm.stop()
         await club.stop()
+        if port and isinstance(error, OSError):  # the SSH door opened, the web door did not
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            where = f"port {args.web_port}"
+            print(f"tictactoe club: cannot listen on {where}: {reason}", file=sys.stderr)
+            return 2
         raise
     stopped = asyncio.Event()
     status = 0
@@ -195,12 +209,16 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         f" (host key {fingerprint(key)}; Ctrl+C closes it)",
         flush=True,
     )
+    if web is not None:
+        print(f"Browsers open {web.address} (each tab a guest)", flush=True)
     await stopped.wait()
     await club.stop("The club has closed.")
     deadline = loop.time() + PLAYERS_LEAVE_WITHIN
     while door.sessions and loop.time() < deadline:
         await asyncio.sleep(0.05)
     await door.stop()
+    if web is not None:
+        await web.close()
     await warm.stop()
     return status
 

@@ -159,8 +159,19 @@ class Games:
     def __len__(self) -> int:
         return len(self.sessions)
 
-    async def start(self, width: int, height: int, extra_args: Sequence[str] = ()) -> GameSession:
-        session = GameSession([*self.argv, *extra_args], self.download_manager, self.environment)
+    async def start(
+        self,
+        width: int,
+        height: int,
+        extra_args: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
+    ) -> GameSession:
+        """A new game, with `extra_args` and `environment` (a tab's own) added to every game's."""
+        session = GameSession(
+            [*self.argv, *extra_args],
+            self.download_manager,
+            {**self.environment, **(environment or {})},
+        )
         self.sessions.add(session)
         await session.start(width, height)
         return session

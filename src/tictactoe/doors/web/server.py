@@ -7,7 +7,8 @@ that runs a Textual app as a child process (`games`). This server puts them toge
   our own copy of textual-serve's (`templates/`), with its fonts served from here (no request
   leaves this server, so it works offline);
 - with a `CodeGate` (the host's door), the first page asks for the code, and only a ticket for a
-  right one opens a game's websocket;
+  right one opens a game's websocket; with a `TabGate` (the club's door), each tab is asked about
+  before its game starts, and its game is given the tab's own environment (its secret);
 - what a page elsewhere could send through a visitor's browser is refused (`guard`), and what a
   tab sends is checked and paced before it reaches its game;
 - connections are bounded per address, in all and in time (`admission`): a stranger who opens
@@ -26,7 +27,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 import aiohttp_jinja2
 import jinja2
@@ -39,8 +40,9 @@ from tictactoe.doors.web.admission import Admission
 from tictactoe.doors.web.code_gate import TOO_MANY_GAMES, CodeGate, Refusal, form_page
 from tictactoe.doors.web.games import KILL_GRACE, Games, GameSession, game_command
 from tictactoe.doors.web.guard import own_page_only
+from tictactoe.served import FAREWELL
 
-__all__ = ["GameServer"]
+__all__ = ["GameServer", "TabGate"]
 
 log = logging.getLogger("tictactoe.web")
 
@@ -67,6 +69,17 @@ _BIND_TRIES: Final = 5
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
+class TabGate(Protocol):
+    """Who each tab is, before its game starts (the club's door: every tab a guest)."""
+
+    async def enter(self, peer: str) -> Mapping[str, str]:
+        """What the game of a tab from `peer` adds to its environment (its secret); `Refusal`,
+        in one sentence, when the tab gets no game."""
+
+    def left(self, environment: Mapping[str, str]) -> None:
+        """The game of the tab `enter` gave `environment` has ended."""
+
+
 class GameServer:
     """The game's web server: textual-serve's page, one game process per tab, a clean stop."""
 
@@ -83,16 +96,19 @@ class GameServer:
         own_host: Callable[[str], bool] | None = None,
         max_games: int = MAX_GAMES,
         admission: Admission | None = None,
+        tab_gate: TabGate | None = None,
     ) -> None:
         self.host = host
         """The address listened on."""
         self.port = port
         """The port listened on (once bound, the real one when 0 was asked for)."""
         self.games = Games(
-            game_command(game_args), environment or {}, keep_spare=spare and tab_args is None
+            game_command(game_args),
+            environment or {},
+            keep_spare=spare and tab_args is None and tab_gate is None,
         )
-        """The games running for tabs, and the spare (kept only when `tab_args` is not given: a
-        spare cannot know its tab)."""
+        """The games running for tabs, and the spare (kept only when neither `tab_args` nor
+        `tab_gate` is given: a spare cannot know its tab)."""
         self.tab_args = tab_args
         """Options for one tab's game taken from its request (the address it came from);
         given, no spare is kept."""
@@ -105,6 +121,8 @@ class GameServer:
         """Games running at once, at most (the spare counted)."""
         self.admission = admission if admission is not None else Admission()
         """Who may hold a connection, and for how long before a request."""
+        self.tab_gate = tab_gate
+        """When given, asked about each tab before its game starts."""
         self._runner: web.AppRunner | None = None
         self._listening: list[asyncio.Server] = []
         self._stopping = False
@@ -196,9 +214,24 @@ class GameServer:
         if not fits(*size):
             size = (80, 24)
         session: GameSession | None = None
+        entered: Mapping[str, str] | None = None
         try:
-            if self.tab_args is not None:
-                session = await self.games.start(*size, self.tab_args(request))
+            if self.tab_gate is not None:
+                try:
+                    entered = await self.tab_gate.enter(request.remote or "?")
+                except Refusal as refusal:
+                    log.warning(
+                        "refused a game to %s: %s",
+                        request.remote,
+                        refusal.sentence,
+                        extra={"peer": request.remote},
+                    )
+                    said = {"why": "refused", "score": "", "verdict": refusal.sentence}
+                    await websocket.send_json([FAREWELL, said])
+                    return websocket
+            if self.tab_args is not None or entered is not None:
+                extra = self.tab_args(request) if self.tab_args is not None else ()
+                session = await self.games.start(*size, extra, entered)
             else:
                 session = await self.games.take(*size)
             await session.attach(websocket, *size)
@@ -210,6 +243,8 @@ class GameServer:
         finally:
             if session is not None:
                 await self.games.end(session)
+            if entered is not None and self.tab_gate is not None:
+                self.tab_gate.left(entered)
             await websocket.close()
         return websocket
 

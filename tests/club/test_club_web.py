@@ -1,0 +1,123 @@
+"""The club's web door: a browser tab is a guest, in the same lobby as the players with `ssh`.
+
+The club runs as in `test_club_end_to_end` (its own terminal, real `ssh` players), with
+`--web-port 0`; the tab is a real Chromium through Playwright (`web.conftest`: without Chromium
+these tests skip, unless CI requires it). The tabs' gate is also checked in this process, over a
+club on a record in the test's folder: guests at once from one address are bounded for tabs as
+for keyless SSH logins, and a refused tab is told why, with no game started.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+
+from club.test_club_end_to_end import open_club
+from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
+from tictactoe.club.bounds import GUESTS_PER_NETWORK, TOO_MANY_GUESTS
+from tictactoe.club.lobby import CLUB_TOKEN, Club
+from tictactoe.club.web import GuestTabs
+from tictactoe.doors.web.code_gate import Refusal
+from tictactoe.doors.web.server import GameServer
+from tictactoe.record.club import ClubRecord
+from web.conftest import Tab
+from web.conftest import browser as browser  # the fixture: the system's Chromium
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.usefixtures("ssh")
+async def test_a_tab_is_a_guest_in_the_lobby_and_a_player_with_ssh_sees_its_table(
+    browser: Browser, tmp_path: Path
+) -> None:
+    club = open_club(tmp_path, "--web-port", "0")
+    try:
+        url = club.server.expect(r"Browsers open (http://\S+/)")[1]
+        tab = await Tab.open(browser, url, first_screen="Open tables")
+        screen = await tab.wait_for("guest, unrated")
+        guest = screen.split(" · guest, unrated")[0].split()[-1]
+        assert guest.startswith("guest-"), screen
+
+        alice = club.ssh("alice", "alice")
+        alice.expect("Open tables")
+        alice.from_now()
+        await tab.type("o", "Enter")  # the dialog: Enter opens as shown (a guest's: unrated)
+        await tab.wait_for("waiting at your table")
+        alice.expect(rf"{guest} 1500 ± \d+ unrated · open")
+
+        alice.from_now().send(b"\r")  # Alice sits at the guest's table
+        await tab.wait_for(f"{guest}, choose your mark")
+        alice.expect(f"{guest} is choosing a mark")
+        await tab.close()
+    finally:
+        club.close()
+
+
+async def test_guests_at_once_from_one_address_are_bounded_for_tabs_too(tmp_path: Path) -> None:
+    record = ClubRecord(tmp_path / "club.sqlite3")
+    club = Club(record)
+    await club.start()
+    tabs = GuestTabs(club)
+    try:
+        entered = [await tabs.enter("192.0.2.7") for _ in range(GUESTS_PER_NETWORK)]
+        assert len({each[CLUB_TOKEN] for each in entered}) == GUESTS_PER_NETWORK
+        with pytest.raises(Refusal) as refused:
+            await tabs.enter("192.0.2.7")
+        assert refused.value.sentence == TOO_MANY_GUESTS
+        ssh_guest = await club.enter("zed", None, "192.0.2.7")  # a keyless login counts with them
+        assert ssh_guest.refusal == TOO_MANY_GUESTS
+        assert CLUB_TOKEN in await tabs.enter("198.51.100.1")  # another address gets in
+
+        tabs.left(entered[0])  # a tab closed: its place is free
+        again = await tabs.enter("192.0.2.7")
+        assert again[CLUB_TOKEN] not in {each[CLUB_TOKEN] for each in entered}
+    finally:
+        await club.stop()
+        record.close()
+
+
+class Refusing:
+    """A tab gate that lets nobody in."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def enter(self, peer: str) -> Mapping[str, str]:
+        self.asked.append(peer)
+        raise Refusal(TOO_MANY_GUESTS, 429)
+
+    def left(self, environment: Mapping[str, str]) -> None:
+        raise AssertionError("no tab was let in")
+
+
+@pytest.fixture
+async def refusing_door() -> AsyncIterator[tuple[GameServer, Refusing]]:
+    gate = Refusing()
+    door = GameServer(("--delay", "0"), port=0, spare=False, tab_gate=gate)
+    await door.start("127.0.0.1")
+    try:
+        yield door, gate
+    finally:
+        await door.close()
+
+
+async def test_a_refused_tab_is_told_why_and_no_game_starts(
+    browser: Browser, refusing_door: tuple[GameServer, Refusing]
+) -> None:
+    door, gate = refusing_door
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(door.address)
+        dialog = page.locator(".closed-dialog")
+        await dialog.wait_for(state="visible", timeout=10_000)
+        said = await dialog.inner_text()
+        assert "No game was started here." in said
+        assert TOO_MANY_GUESTS in said
+    finally:
+        await context.close()
+    assert gate.asked == ["127.0.0.1"]
+    assert not door.games.sessions
