@@ -4,7 +4,8 @@ The club runs as in `test_club_end_to_end` (its own terminal, real `ssh` players
 `--web-port 0`; the tab is a real Chromium through Playwright (`web.conftest`: without Chromium
 these tests skip, unless CI requires it). The tabs' gate is also checked in this process, over a
 club on a record in the test's folder: guests at once from one address are bounded for tabs as
-for keyless SSH logins, and a refused tab is told why, with no game started.
+for keyless SSH logins, a refused tab is told why, with no game started, and the door answers
+only requests addressed to this machine and websockets from its own page.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
+import aiohttp
 import pytest
 from playwright.async_api import Browser
 
@@ -19,7 +21,7 @@ from club.test_club_end_to_end import open_club
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from tictactoe.club.bounds import GUESTS_PER_NETWORK, TOO_MANY_GUESTS
 from tictactoe.club.lobby import CLUB_TOKEN, Club
-from tictactoe.club.web import GuestTabs
+from tictactoe.club.web import GuestTabs, open_web_door
 from tictactoe.doors.web.code_gate import Refusal
 from tictactoe.doors.web.server import GameServer
 from tictactoe.record.club import ClubRecord
@@ -75,6 +77,29 @@ async def test_guests_at_once_from_one_address_are_bounded_for_tabs_too(tmp_path
         again = await tabs.enter("192.0.2.7")
         assert again[CLUB_TOKEN] not in {each[CLUB_TOKEN] for each in entered}
     finally:
+        await club.stop()
+        record.close()
+
+
+async def test_the_web_door_answers_only_its_own_names_and_pages(tmp_path: Path) -> None:
+    record = ClubRecord(tmp_path / "club.sqlite3")
+    club = Club(record)
+    await club.start()
+    door = await open_web_door(club, "127.0.0.1", 0)
+    try:
+        async with aiohttp.ClientSession() as client:
+            async with client.get(door.address) as page:
+                assert page.status == 200
+                assert "/ws" in await page.text()  # the game's page, no code asked for
+            elsewhere = {"Host": f"club.example.org:{door.port}"}  # a name pointed here
+            async with client.get(door.address, headers=elsewhere) as page:
+                assert page.status == 421
+            foreign = {"Origin": "http://club.example.org", "Upgrade": "websocket"}
+            async with client.get(f"{door.address}ws", headers=foreign) as page:
+                assert page.status == 403  # a page elsewhere opens no game
+        assert not door.games.sessions
+    finally:
+        await door.close()
         await club.stop()
         record.close()
 
