@@ -4,7 +4,8 @@ The club has no screen of its own: it prints one line saying where it listens, w
 refusals to the bounded log in its data folder (`club.log`), and stops on SIGINT or SIGTERM,
 telling every player. Its SSH door (`tictactoe.doors.ssh`) asks the club who each connection is
 (`Club.enter`, the club's record decides from the handle and the key), and starts for each
-session a `tictactoe club-session` game, which shows the lobby (`tictactoe.tui.club_app`).
+session a `tictactoe club-session` game, which shows the lobby (`tictactoe.tui.club_app`). With
+`--web-port`, a web door too (`tictactoe.club.web`): each browser tab a guest, its game the same.
 """
 
 from __future__ import annotations
