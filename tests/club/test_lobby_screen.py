@@ -171,3 +171,19 @@ def test_the_lobby_at_80x24(snap_compare: Any) -> None:
         assert cells(pilot.app, "open")[0][0] == "grace"
 
     assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_the_lobby_at_60x20_stands_its_lists_one_under_the_other(snap_compare: Any) -> None:
+    """Below 80 columns every list is as wide as the screen: no row scrolls sideways."""
+
+    async def run_before(pilot: Any) -> None:
+        await pilot.pause()
+        lists = [pilot.app.screen.query_one(f"#{name}", DataTable) for name in ("open", "ladder")]
+        assert lists[0].region.x == lists[1].region.x  # one under the other
+        assert all(not table.show_horizontal_scrollbar for table in lists)
+
+    assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(60, 20), run_before=run_before)
+
+
+def test_the_lobby_at_50x16(snap_compare: Any) -> None:
+    assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(50, 16))
