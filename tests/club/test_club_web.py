@@ -104,6 +104,27 @@ async def test_the_web_door_answers_only_its_own_names_and_pages(tmp_path: Path)
         record.close()
 
 
+async def test_the_web_door_answers_the_names_it_is_given(tmp_path: Path) -> None:
+    """A club on the internet is reached by its own name (--web-name): that name is taken, any
+    other pointed at the machine still is not."""
+    record = ClubRecord(tmp_path / "club.sqlite3")
+    club = Club(record)
+    await club.start()
+    door = await open_web_door(club, "127.0.0.1", 0, ["Club.Example.org"])
+    try:
+        async with aiohttp.ClientSession() as client:
+            named = {"Host": f"club.example.org:{door.port}"}
+            async with client.get(door.address, headers=named) as page:
+                assert page.status == 200
+            other = {"Host": f"evil.example.net:{door.port}"}
+            async with client.get(door.address, headers=other) as page:
+                assert page.status == 421
+    finally:
+        await door.close()
+        await club.stop()
+        record.close()
+
+
 class Refusing:
     """A tab gate that lets nobody in."""
 

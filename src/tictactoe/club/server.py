@@ -80,6 +80,14 @@ def club_parser() -> argparse.ArgumentParser:
         help="also a web door on this port: each browser tab a guest (default: none)",
     )
     parser.add_argument(
+        "--web-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the web door is reached by (club.example.org), besides this machine's own"
+        " names and addresses; may be given again",
+    )
+    parser.add_argument(
         "--data",
         type=Path,
         default=None,
@@ -182,7 +190,7 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         if args.web_port is not None:
             from tictactoe.club.web import open_web_door
 
-            web = await open_web_door(club, args.listen, args.web_port)
+            web = await open_web_door(club, args.listen, args.web_port, args.web_name)
     except BaseException as error:
         await door.stop()
         await warm.stop()

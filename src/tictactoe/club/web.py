@@ -12,7 +12,7 @@ in its environment (`CLUB_TOKEN`); when the game ends the club forgets the guest
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from tictactoe.club.lobby import CLUB_TOKEN, Club
@@ -52,14 +52,17 @@ class GuestTabs:
             self.club.left(admission)
 
 
-def names_this_machine(listen: str | None) -> Callable[[str], bool]:
+def names_this_machine(listen: str | None, names: Sequence[str] = ()) -> Callable[[str], bool]:
     """Whether a request's Host (without its port) names this machine: one of the addresses
-    listened on, or its own names. A page elsewhere whose name was made to point here (DNS
-    rebinding) is refused."""
+    listened on, its own names, or one of the `names` the club is reached by (`--web-name`). A
+    page elsewhere whose name was made to point here (DNS rebinding) is refused."""
+    given = {canonical_host(name) for name in names}
 
     def own(host: str) -> bool:
         host = canonical_host(host)
-        if is_loopback(host) or host in map(canonical_host, own_addresses(listen)):
+        if is_loopback(host) or host in given:
+            return True
+        if host in map(canonical_host, own_addresses(listen)):
             return True
         name = socket.gethostname().lower()
         return host in {name, f"{name}.local", socket.getfqdn().lower()}
@@ -67,8 +70,11 @@ def names_this_machine(listen: str | None) -> Callable[[str], bool]:
     return own
 
 
-async def open_web_door(club: Club, listen: str | None, port: int) -> GameServer:
-    """The club's web door, listening on `listen` (every address when None) at `port`."""
+async def open_web_door(
+    club: Club, listen: str | None, port: int, names: Sequence[str] = ()
+) -> GameServer:
+    """The club's web door, listening on `listen` (every address when None) at `port`,
+    answering to this machine's names and addresses and to `names`."""
     from tictactoe.doors.web.server import GameServer  # textual-serve, when asked
 
     door = GameServer(
@@ -77,7 +83,7 @@ async def open_web_door(club: Club, listen: str | None, port: int) -> GameServer
         port=port,
         spare=False,
         tab_args=lambda request: ("--peer", request.remote or "?"),
-        own_host=names_this_machine(listen),
+        own_host=names_this_machine(listen, names),
         tab_gate=GuestTabs(club),
     )
     await door.start(listen)
