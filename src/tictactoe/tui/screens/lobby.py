@@ -110,6 +110,9 @@ class LobbyScreen(MinimumSize, Screen[None]):
         super().__init__()
         self._ready = False
         """Whether the tables have their columns: a snapshot before that waits for them."""
+        self._shown: dict[str, str] = {}
+        """What each list (and the line about the player) shows, as text: what is unchanged
+        is not put again."""
 
     def on_mount(self) -> None:
         self.query_one("#open", DataTable).add_columns("Player", "Rating", "Series")
@@ -132,7 +135,9 @@ class LobbyScreen(MinimumSize, Screen[None]):
             line += " · waiting at your table for someone to sit (c takes it back)"
         if you.offered_by is not None:
             line += f" · {you.offered_by} offers you a rematch: r takes it"
-        self.query_one("#you", Static).update(Text(line))
+        if line != self._shown.get("you"):
+            self._shown["you"] = line
+            self.query_one("#you", Static).update(Text(line))
         self._fill("open", [(row.id, self._open_row(row)) for row in snapshot.open])
         self._fill("playing", [(row.id, self._playing_row(row)) for row in snapshot.playing])
         self._fill(
@@ -170,7 +175,13 @@ class LobbyScreen(MinimumSize, Screen[None]):
         return (Text(" v ".join(row.players)), f"{wins0}–{wins1}", str(draws), str(row.watchers))
 
     def _fill(self, table_id: str, rows: list[tuple[str, tuple[object, ...]]]) -> None:
-        """Put `rows` in the table, the cursor staying on the row it was on when it still is."""
+        """Put `rows` in the table, the cursor staying on the row it was on when it still is;
+        a table whose rows are as shown already is left as it is (a change elsewhere in the
+        club redraws only the list it changed, on every lobby)."""
+        shown = repr([(key, [str(cell) for cell in cells]) for key, cells in rows])
+        if shown == self._shown.get(table_id):
+            return
+        self._shown[table_id] = shown
         table = self.query_one(f"#{table_id}", DataTable)
         kept: str | None = None
         if table.row_count:
