@@ -26,10 +26,13 @@ pytestmark = pytest.mark.slow  # the game as a real process
 HOT_SEAT = ("--player1", "Ada", "--player2", "Bob", "--no-save")
 
 
-def plain(*args: str, typed: str, env: dict[str, str] | None = None) -> tuple[str, int]:
-    """Run `tictactoe --plain ARGS` with `typed` as its input: its output and exit status."""
+def plain(
+    *args: str, typed: str, env: dict[str, str] | None = None, flag: bool = True
+) -> tuple[str, int]:
+    """Run `tictactoe --plain ARGS` (without `flag`, no --plain: the setting chooses) with
+    `typed` as its input: its output and exit status."""
     done = subprocess.run(
-        [sys.executable, "-m", "tictactoe", "--plain", *args],
+        [sys.executable, "-m", "tictactoe", *(["--plain"] if flag else []), *args],
         input=typed,
         capture_output=True,
         text=True,
@@ -174,22 +177,8 @@ def test_the_line_mode_is_a_setting_kept_until_f_turns_it_off(tmp_path: Path) ->
         TERM="xterm-256color",
     )
     args = ("--player1", "Ada", "--player2", "Bob")  # no --plain: the setting chooses it
-    said, status = plain_run(*args, typed="?\nf\nq\n", env=environment)
+    said, status = plain(*args, typed="?\nf\nq\n", env=environment, flag=False)
     assert status == 0 and "\x1b" not in said
     assert "f: the full screen from the next start." in said.splitlines()
     assert "The next game starts on the full screen." in said.splitlines()
     assert json.loads(settings.read_text())["plain"] is False
-
-
-def plain_run(*args: str, typed: str, env: dict[str, str]) -> tuple[str, int]:
-    """Run `tictactoe ARGS` (no --plain) with `typed` as its input: its output and status."""
-    done = subprocess.run(
-        [sys.executable, "-m", "tictactoe", *args],
-        input=typed,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env=env,
-    )
-    assert done.stderr == "", done.stderr
-    return done.stdout, done.returncode

@@ -11,28 +11,18 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from online.test_end_to_end import Series, Terminal, host
+from online.test_end_to_end import Series, Terminal
+from online.test_end_to_end import hosted as hosted  # the fixture: Alice hosts, full screen
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ssh_door import ssh_line
 from tictactoe.core.narration import LINE
 from tictactoe.record import GameRecord
 
 pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
-
-
-@pytest.fixture
-def hosted(tmp_path: Path) -> Iterator[Series]:
-    series = host(tmp_path)
-    try:
-        yield series
-    finally:
-        series.close()
-        assert series.left_behind() == []
 
 
 def in_words(series: Series, *ssh_options: str) -> Terminal:
