@@ -18,9 +18,8 @@ from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (u
 
 pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
 
-LADDER = r"1 alice (\d+) ±(?: \d+)? 1 0 0 2 bob (\d+) ±(?: \d+)? 0 0 1"
-"""The lobby's ladder once Alice has beaten Bob in a rated match (at 80 columns the rating's
-column may be cut after the ±: the owner's ladder is compared whole)."""
+LADDER = r"1 alice (\d+) ± \d+ 1 0 0 2 bob (\d+) ± \d+ 0 0 1"
+"""The lobby's ladder once Alice has beaten Bob in a rated match, each rating whole."""
 
 BRACKETED_PASTE = (b"\x1b[200~", b"\x1b[201~")
 """What a terminal sends around a paste."""

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from rich.text import Text
+from textual.app import App
 from textual.widgets import DataTable, Static
 
 from tictactoe.config import GameConfig
@@ -187,3 +188,23 @@ def test_the_lobby_at_60x20_stands_its_lists_one_under_the_other(snap_compare: A
 
 def test_the_lobby_at_50x16(snap_compare: Any) -> None:
     assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(50, 16))
+
+
+async def test_a_lobby_described_before_it_is_shown_fits_its_ratings() -> None:
+    """The club's first snapshot may come before the lobby is mounted (a warm session starts
+    fast): every list still measures its rows, the ratings whole (they were cut to their
+    heading, "1612 ±", until the terminal was resized)."""
+
+    class Lobby(App[None]):
+        def on_mount(self) -> None:
+            screen = LobbyScreen()
+            screen.snapshot = LOBBY
+            self.push_screen(screen)
+
+    app = Lobby()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(5):
+            await pilot.pause()
+        ladder = app.screen.query_one("#ladder", DataTable)
+        rating = ladder.ordered_columns[2]
+        assert rating.get_render_width(ladder) >= len("1612 ± 120") + 2 * ladder.cell_padding

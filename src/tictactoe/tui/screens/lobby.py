@@ -10,8 +10,9 @@ are (`rich.text.Text`, never markup).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -60,6 +61,15 @@ def _result(past: PastMatch, handle: str) -> str:
 
 def _tally(line: LadderLine) -> tuple[str, str, str]:
     return str(line.wins), str(line.draws), str(line.losses)
+
+
+COLUMNS: Final = {
+    "open": ("Player", "Rating", "Series"),
+    "playing": ("Players", "Score", "Draws", "Watch"),
+    "ladder": ("#", "Handle", "Rating", "W", "D", "L"),
+    "recent": ("Against", "Result", "Rated"),
+}
+"""The lobby's lists and their columns' headings."""
 
 
 class LobbyScreen(MinimumSize, Screen[None]):
@@ -115,10 +125,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         is not put again."""
 
     def on_mount(self) -> None:
-        self.query_one("#open", DataTable).add_columns("Player", "Rating", "Series")
-        self.query_one("#playing", DataTable).add_columns("Players", "Score", "Draws", "Watch")
-        self.query_one("#ladder", DataTable).add_columns("#", "Handle", "Rating", "W", "D", "L")
-        self.query_one("#recent", DataTable).add_columns("Against", "Result", "Rated")
+        for table_id, labels in COLUMNS.items():
+            self.query_one(f"#{table_id}", DataTable).add_columns(*labels)
         self.query_one("#open", DataTable).focus()
         self._ready = True
         if self.snapshot is not None:
@@ -178,7 +186,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         """Put `rows` in the table, the cursor staying on the row it was on when it still is;
         a table whose rows are as shown already is left as it is (a change elsewhere in the
         club redraws only the list it changed, on every lobby)."""
-        shown = repr([(key, [str(cell) for cell in cells]) for key, cells in rows])
+        texts = [(key, [str(cell) for cell in cells]) for key, cells in rows]
+        shown = repr(texts)
         if shown == self._shown.get(table_id):
             return
         self._shown[table_id] = shown
@@ -186,7 +195,14 @@ class LobbyScreen(MinimumSize, Screen[None]):
         kept: str | None = None
         if table.row_count:
             kept = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        table.clear()
+        # Each column as wide as its widest cell, said when it is made: a DataTable measures
+        # its new rows later, when idle, and a row drawn before that stayed drawn as wide as its
+        # heading ("1658 ±": its cells' drawings are kept by a key without the width).
+        labels = COLUMNS[table_id]
+        table.clear(columns=True)
+        for index, label in enumerate(labels):
+            width = max([cell_len(label), *(cell_len(cells[index]) for _key, cells in texts)])
+            table.add_column(label, width=width)
         for key, cells in rows:
             table.add_row(*cells, key=key)
         keys = [key for key, _cells in rows]
