@@ -7,7 +7,6 @@ of tables, and LISTEN/NOTIFY between processes."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import itertools
 import math
@@ -20,6 +19,7 @@ import psycopg
 import pytest
 
 from pg.conftest import Cluster
+from record.test_club_record import ADA, BOB, CY, HOUR, NOW, drawn, key, won_by_first
 from tictactoe.club.migrate import run_migrate
 from tictactoe.core.ai import Level
 from tictactoe.core.club import CLAIMS_PER_HOUR, START, Rating, rated
@@ -35,30 +35,6 @@ from tictactoe.record.club_pg import (
 )
 from tictactoe.record.club_store import ClubStore, open_club_store
 from tictactoe.record.match import MatchRecord
-
-NOW = 1_800_000_000.0
-HOUR = 3600.0
-
-
-def key(number: int, comment: str = "someone@somewhere") -> str:
-    """An ed25519 public key line, told apart by `number` (as tests/record's)."""
-    blob = b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x20" + number.to_bytes(32, "big")
-    return f"ssh-ed25519 {base64.b64encode(blob).decode()} {comment}"
-
-
-ADA, BOB, CY = key(1), key(2), key(3)
-
-
-def won_by_first(a: str, b: str) -> MatchRecord:
-    """A match `a` (X, first) won on the top row against `b`."""
-    return MatchRecord((Player(a), Player(b)), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
-
-
-def drawn(a: str, b: str) -> MatchRecord:
-    return MatchRecord(
-        (Player(a), Player(b)), (Mark.X, Mark.O), 0, (4, 0, 8, 2, 1, 7, 6, 3, 5), None
-    )
-
 
 Opener = Callable[[], ClubStore]
 """Opens the test's club once more: another process, or the club after a restart."""
