@@ -80,9 +80,9 @@ class Club:
         self.server.close()
 
 
-def open_club(tmp_path: Path, *options: str) -> Club:
-    """`tictactoe club` in a terminal, listening on 127.0.0.1, its data in `tmp_path`."""
-    data = str(tmp_path / "data")
+def open_club(tmp_path: Path, *options: str, data: Path | None = None) -> Club:
+    """`tictactoe club` in a terminal, listening on 127.0.0.1, its data in `data` (default: a
+    folder in `tmp_path`, where the players' keys and known_hosts are kept)."""
     server = Terminal(
         [
             sys.executable,
@@ -94,7 +94,7 @@ def open_club(tmp_path: Path, *options: str) -> Club:
             "--ssh-port",
             "0",
             "--data",
-            data,
+            str(data or tmp_path / "data"),
             *options,
         ]
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from club.test_club_end_to_end import Club, move
+from club.test_club_end_to_end import Club, move, open_club
 from online.test_end_to_end import WAIT, Terminal
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from pg.conftest import Cluster
@@ -32,27 +32,10 @@ pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
 
 
 def club_process(folder: Path, name: str, database: str) -> Club:
-    """`tictactoe club --database …` in a terminal: its own data folder, the club's host key."""
-    server = Terminal(
-        [
-            sys.executable,
-            "-m",
-            "tictactoe",
-            "club",
-            "--listen",
-            "127.0.0.1",
-            "--ssh-port",
-            "0",
-            "--data",
-            str(folder / name),
-            "--host-key",
-            str(folder / "host_key"),
-            "--database",
-            database,
-        ]
-    )
-    opened = server.expect(r"port (\d+): players type")
-    return Club(server, int(opened[1]), folder)  # the players' keys and known_hosts: shared
+    """`tictactoe club --database …` in a terminal: its own data folder, the club's host key;
+    the players' keys and known_hosts in `folder`, shared."""
+    options = ("--host-key", str(folder / "host_key"), "--database", database)
+    return open_club(folder, *options, data=folder / name)
 
 
 @pytest.fixture
