@@ -9,7 +9,9 @@ escape byte anywhere.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -127,3 +129,29 @@ def test_the_host_hosts_in_words_and_a_friend_plays_full_screen(tmp_path: Path) 
     finally:
         series.close()
     assert series.left_behind() == []
+
+
+def test_a_seat_in_words_that_drops_takes_its_seat_back(hosted: Series) -> None:
+    """Bob's ssh dies without a word: his game is hung up, and that is a dropped link (the
+    series waits for him), not Bob leaving; he joins in words again and is back."""
+    alice = hosted.host
+    bob = in_words(hosted, "-tt")
+    bob.expect(re.escape("Your name (Enter: Player 2):"))
+    bob.send(b"Bob\r")
+    alice.expect("Alice, choose your mark")
+    alice.send(b"x")
+    bob.expect(re.escape("Alice (X) to move."))
+    alice.from_now().send(b"5")
+    bob.expect(re.escape("Alice (X) takes the centre, 5."))
+
+    os.kill(bob.pid, signal.SIGKILL)  # his ssh, gone without a word
+    alice.expect(r"Bob's connection dropped\.")
+    assert bob.finish() == -signal.SIGKILL
+
+    again = in_words(hosted, "-tt")
+    again.expect(re.escape("Your name (Enter: Player 2):"))
+    again.send(b"Bob\r")
+    again.expect(re.escape("Bob (O), your move:"))
+    alice.expect("Bob is back.")
+    again.send(b"1\r")
+    alice.expect(r"2\. Bob O bottom-left")

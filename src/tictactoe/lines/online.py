@@ -63,8 +63,10 @@ class SeatLines(LineSession):
     async def play_seat(
         self, link: SeatLink, *, invite: Callable[[], None] | None = None
     ) -> tuple[Series | None, str]:
-        """Follow (and play) the series until it ends or the person leaves: the series as it
-        ended, and the sentence that ended it. With `invite`, `i` shows the invitation."""
+        """Follow (and play) the series until it ends or the person leaves (`q`, or the end of
+        input): the series as it ended, and the sentence that ended it. A signal (the terminal
+        hung up) leaves nothing: the link just drops, and the seat may be taken back. With
+        `invite`, `i` shows the invitation."""
         waiting = asyncio.ensure_future(SeatTable.seated(link, invite=invite))
         done, _ = await asyncio.wait({waiting}, timeout=WAIT_SAID_AFTER)
         if not done and invite is None:
@@ -104,10 +106,13 @@ class SeatLines(LineSession):
             if ended is None:
                 return table.series, LOST
             return ended.series or table.series, ended.text
-        leaving = await table.leave()
+        hung_up = bool(self.status)  # a signal: the terminal has gone, not the person
+        leaving = None if hung_up else await table.leave()
         playing.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await playing
+        if leaving is None:  # the link drops as the full-screen seat's does: it may come back
+            return table.series, ""
         return leaving.series, leaving.farewell
 
     async def _typed(self, view: LineView, table: SeatTable) -> None:
