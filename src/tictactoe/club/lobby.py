@@ -140,6 +140,9 @@ class _Lobby:
     """A snapshot is owed (sent with what is true when it goes)."""
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     closing: bool = False
+    shown: str = ""
+    """The last snapshot sent, as sent: one the same is not sent again (a move at a table, or
+    an arrival, changes nothing most lobbies show)."""
 
 
 @dataclass(eq=False)
@@ -870,7 +873,8 @@ class Club:
                     except Exception as error:  # shown as far as it was read; said in the log
                         log.warning("the club's record could not be read: %s", error)
                     text = self._snapshot_text(member.handle, member.guest)
-                    if len(text.encode()) <= MAX_LOBBY_MESSAGE:
+                    if text != lobby.shown and len(text.encode()) <= MAX_LOBBY_MESSAGE:
+                        lobby.shown = text
                         await lobby.ws.send_str(text)
         except (ConnectionError, RuntimeError):
             pass
