@@ -312,7 +312,7 @@ async def moves(first: Player, second: Player) -> list[float]:
     return times
 
 
-async def bench(count: int, data: Path, opened: int) -> None:
+async def bench(count: int, data: Path, opened: int, arriving: int) -> None:
     keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(count)]
     seed(data, keys)
     club, port = await start_club(data)
@@ -320,8 +320,8 @@ async def bench(count: int, data: Path, opened: int) -> None:
     processes: list[int] = []
     try:
         first: list[float] = []
-        addresses = max(ARRIVING, -(-count // PER_ADDRESS))
-        gate = asyncio.Semaphore(ARRIVING)
+        addresses = max(arriving, -(-count // PER_ADDRESS))
+        gate = asyncio.Semaphore(arriving)
 
         async def one(number: int) -> None:
             async with gate:
@@ -410,6 +410,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--tables", type=int, default=TABLES, help="new tables timed")
+    parser.add_argument(
+        "--arriving", type=int, default=ARRIVING, help="players connecting at the same time"
+    )
     args = parser.parse_args()
     count = args.players
     if sys.platform != "linux":
@@ -419,7 +422,7 @@ def main() -> None:
     with folder() as path:
         data = path / "data"
         data.mkdir()
-        asyncio.run(bench(count, data, max(1, min(args.tables, count - 1))))
+        asyncio.run(bench(count, data, max(1, min(args.tables, count - 1)), max(1, args.arriving)))
 
 
 if __name__ == "__main__":
