@@ -4,9 +4,10 @@
   record (`ClubRecord.enter`) decides from the handle and the key; a player let in gets a secret of
   its own (`CLUB_TOKEN`, in its game's environment), which its game shows the lobby to be known;
 - each player's game keeps one lobby websocket (`/lobby`): it is sent a `Snapshot` of the lobby
-  after every change (coalesced, within `PUBLISH_AFTER` seconds), and asks to open a table, sit,
-  be paired, watch, or take its table back (`tictactoe.online.lobby`), at most `ASKS` a second
-  (past that, an ask is not done, and the player is told); anything malformed closes the lobby;
+  after every change (at once; the changes within `PUBLISH_AFTER` seconds after it, together),
+  and only when what it shows has changed; it asks to open a table, sit, be paired, watch, or
+  take its table back (`tictactoe.online.lobby`), at most `ASKS` a second (past that, an ask is
+  not done, and the player is told); anything malformed closes the lobby;
 - each table is an `Authority` served by an `AuthorityServer` of its own (`tictactoe.host.server`)
   on a loopback port: the opener holds seat 0 with the table's host token, the one who sits seat 1
   with the table's door key, watchers come later with the same key. Only the lobby hands them out;
@@ -98,7 +99,8 @@ CLUB_TOKEN: Final = "TICTACTOE_CLUB_TOKEN"
 """The variable that carries a player's secret to the game the door starts for them."""
 
 PUBLISH_AFTER: Final = 0.1
-"""Seconds the lobbies' snapshot waits after a change, for the changes that follow it."""
+"""Seconds after the lobbies are told a change before they are told the next: a change is told
+at once, and those that follow it within these seconds together, after them."""
 HELLO_WITHIN: Final = 5.0
 ASKS: Final = 5.0
 """What a lobby may ask a second, in bursts of as many; past it, an ask is not done."""
@@ -693,13 +695,13 @@ class Club:
     async def _publish(self) -> None:
         while True:
             await self._changed.wait()
-            await asyncio.sleep(PUBLISH_AFTER)
             self._changed.clear()
             self._published += 1
             for member in self._members.values():
                 for lobby in member.lobbies:
                     lobby.stale = True
                     lobby.wake.set()
+            await asyncio.sleep(PUBLISH_AFTER)
 
     def snapshot(self, handle: str, guest: bool) -> Snapshot:
         """The lobby as `handle` sees it now."""
