@@ -4,26 +4,56 @@ table's authority link, as a player's game does; no terminal, no SSH.
 
 Players come in pairs: the first opens a rated table on one process, the second, on another
 process, waits until its lobby shows that table and sits; they play matches (the first free cell,
-the opener choosing X) until time is up, then the second leaves. Used by tests/pg/test_cluster.py
-(a bounded load) and benchmarks/bench_cluster.py.
+the opener choosing X) until time is up, then the second leaves; or, given `series`, tables of
+that many matches, one after another (each a new table, another lobby event). A player reads its
+lobby all the time, as a player's game does, but reads into a snapshot only when it looks for a
+table in it (a game's reading is its own process's work, not the club's). Used by
+tests/pg/test_cluster.py (a bounded load, the clubs in the test's own process) and
+benchmarks/bench_cluster.py (each club in a process of its own, reached through a `Door` that asks
+it over loopback).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
+import aiohttp
 import asyncssh
 
-from tictactoe.club.link import LobbyLink
-from tictactoe.club.lobby import CLUB_TOKEN, Club
+from tictactoe.club.lobby import CLUB_TOKEN
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, NextMatch, Phase, Play, Series
+from tictactoe.doors.ssh.gate import Admission
 from tictactoe.host.client import AuthorityLink
-from tictactoe.online.lobby import GoTo, OpenTable, SitAt, Snapshot
+from tictactoe.online.lobby import (
+    MAX_LOBBY_MESSAGE,
+    GoTo,
+    LobbyAsk,
+    LobbyHello,
+    LobbyNews,
+    OpenTable,
+    Said,
+    SitAt,
+    Snapshot,
+    lobby_json,
+    parse_news,
+)
 from tictactoe.online.protocol import Ended, Hello, State
+
+
+class Door(Protocol):
+    """What a simulated player needs of a club process: its gate (as the SSH door asks it,
+    `Club.enter`) and its lobby's websocket. A `Club` of this process is one."""
+
+    @property
+    def url(self) -> str: ...
+
+    async def enter(self, user: str, key: str | None, peer: str) -> Admission: ...
 
 
 @dataclass
@@ -34,6 +64,8 @@ class Played:
     """By table id: matches finished in its series, as the players' last state had it."""
     lobby_events: list[float] = field(default_factory=list)
     """Seconds from a table's opening on one process to its row in a lobby of another."""
+    later_lobby_events: list[float] = field(default_factory=list)
+    """The same, for the tables after each pair's first (while the others play)."""
     moves: list[float] = field(default_factory=list)
     """Seconds from a move sent to the other seat's state showing it."""
 
@@ -43,17 +75,72 @@ def _key_line() -> str:
     return key.export_public_key().decode().strip()
 
 
-async def _lobby(club: Club, handle: str, peer: str) -> LobbyLink:
-    admission = await club.enter(handle, _key_line(), peer)
-    assert admission.refusal is None, admission.refusal
-    return await LobbyLink.open(club.url, admission.environment[CLUB_TOKEN])
+class _Lobby:
+    """A simulated player's lobby websocket, read all the time; a snapshot is kept as text, and
+    read only when the player looks for a table in it (`shows`)."""
 
+    def __init__(self, session: aiohttp.ClientSession, ws: aiohttp.ClientWebSocketResponse):
+        self._session = session
+        self._ws = ws
+        self._snapshot = ""
+        self._arrived = 0.0
+        self._fresh = asyncio.Event()
+        self._news: asyncio.Queue[LobbyNews | None] = asyncio.Queue()
+        self._reader = asyncio.create_task(self._read())
 
-async def _goto(lobby: LobbyLink) -> GoTo:
-    async for news in lobby:
-        if isinstance(news, GoTo):
-            return news
-    raise AssertionError("the lobby closed before sending its player to a table")
+    @classmethod
+    async def open(cls, club: Door, handle: str, peer: str) -> _Lobby:
+        admission = await club.enter(handle, _key_line(), peer)
+        assert admission.refusal is None, admission.refusal
+        session = aiohttp.ClientSession()
+        ws = await session.ws_connect(club.url, max_msg_size=MAX_LOBBY_MESSAGE)
+        await ws.send_str(lobby_json(LobbyHello(admission.environment[CLUB_TOKEN])))
+        return cls(session, ws)
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self._ws:
+                if frame.type is not aiohttp.WSMsgType.TEXT:
+                    break
+                if frame.data.startswith('{"kind":"snapshot"'):
+                    self._snapshot, self._arrived = frame.data, time.perf_counter()
+                    self._fresh.set()
+                else:
+                    self._news.put_nowait(parse_news(frame.data))
+        finally:
+            self._news.put_nowait(None)
+            self._fresh.set()
+
+    async def ask(self, ask: LobbyAsk) -> None:
+        await self._ws.send_str(lobby_json(ask))
+
+    async def shows(self, table: str) -> float:
+        """When (`time.perf_counter`) a snapshot showing `table` open arrived."""
+        while True:
+            self._fresh.clear()
+            if f'"{table}"' in self._snapshot:
+                snapshot = parse_news(self._snapshot)
+                assert isinstance(snapshot, Snapshot)
+                if any(row.id == table for row in snapshot.open):
+                    return self._arrived
+            if self._reader.done():
+                raise AssertionError("the lobby closed before showing a table")
+            await self._fresh.wait()
+
+    async def goto(self) -> GoTo | Said:
+        """The club's next answer to an ask: where to go, or why not."""
+        while True:
+            news = await self._news.get()
+            if news is None:
+                raise AssertionError("the lobby closed before sending its player to a table")
+            if isinstance(news, GoTo | Said):
+                return news
+
+    async def close(self) -> None:
+        await self._ws.close()
+        await self._session.close()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
 
 
 async def _seat(
@@ -63,8 +150,10 @@ async def _seat(
     played: Played,
     sent: dict[str, list[tuple[int, float]]],
     pace: float,
+    matches: int | None = None,
 ) -> None:
-    """Play at the table `goto` names as `seat` until `until` (monotonic); then seat 1 leaves."""
+    """Play at the table `goto` names as `seat` until `until` (monotonic), or to the end of its
+    series of `matches`; then seat 1 leaves."""
     link = await AuthorityLink.open(
         goto.url,
         Hello(
@@ -96,7 +185,8 @@ async def _seat(
                 continue
             intent: ChooseMark | Play | NextMatch | None = None
             if series.phase is Phase.OVER:
-                intent = NextMatch() if seat == 0 else None
+                last = matches is not None and len(series.finished) >= matches
+                intent = NextMatch() if seat == 0 and not last else None
                 moves_seen = 0
             elif series.actor == seat:
                 if series.match is None:
@@ -116,47 +206,80 @@ async def _seat(
 
 
 async def pair(
-    opener_club: Club,
-    sitter_club: Club,
+    opener_club: Door,
+    sitter_club: Door,
     number: int,
     until: float,
     played: Played,
     sent: dict[str, list[tuple[int, float]]],
     pace: float = 0.0,
+    series: int | None = None,
 ) -> None:
-    """Players `number` a and b: a opens on `opener_club`, b sits from `sitter_club`."""
-    first = await _lobby(opener_club, f"a{number}", f"10.1.{number // 200}.{number % 200 + 1}")
-    second = await _lobby(sitter_club, f"b{number}", f"10.2.{number // 200}.{number % 200 + 1}")
+    """Players `number` a and b: a opens on `opener_club`, b sits from `sitter_club`; again
+    after each series of `series` matches, until `until`."""
+    first = await _Lobby.open(opener_club, f"a{number}", f"10.1.{number // 200}.{number % 200 + 1}")
+    second = await _Lobby.open(
+        sitter_club, f"b{number}", f"10.2.{number // 200}.{number % 200 + 1}"
+    )
+    first_table = True
     try:
-        opened = time.perf_counter()
-        await first.ask(OpenTable(True, None))
-        goto_first = await _goto(first)
-        table = goto_first.table
-        sent[table] = []
-        async for news in second:
-            if isinstance(news, Snapshot) and any(row.id == table for row in news.open):
-                played.lobby_events.append(time.perf_counter() - opened)
+        while time.monotonic() < until:
+            opened = time.perf_counter()
+            await first.ask(OpenTable(True, series))
+            goto_first = await first.goto()
+            if not isinstance(goto_first, GoTo):  # the last table is not ended here yet
+                await asyncio.sleep(0.1)
+                continue
+            table = goto_first.table
+            sent[table] = []
+            shown = await second.shows(table)
+            played.lobby_events.append(shown - opened)
+            if not first_table:
+                played.later_lobby_events.append(shown - opened)
+            first_table = False
+            await second.ask(SitAt(table))
+            goto_second = await second.goto()
+            while not isinstance(goto_second, GoTo):  # the last table is not ended there yet
+                assert time.monotonic() < until + 10, goto_second.text
+                await asyncio.sleep(0.1)
                 await second.ask(SitAt(table))
-                break
-        goto_second = await _goto(second)
-        await asyncio.gather(
-            _seat(goto_first, 0, until, played, sent, pace),
-            _seat(goto_second, 1, until, played, sent, pace),
-        )
+                goto_second = await second.goto()
+            await asyncio.gather(
+                _seat(goto_first, 0, until, played, sent, pace, series),
+                _seat(goto_second, 1, until, played, sent, pace, series),
+            )
+            if series is None:
+                return
     finally:
         await first.close()
         await second.close()
 
 
-async def play_for(clubs: Sequence[Club], pairs: int, seconds: float, pace: float = 0.0) -> Played:
+async def play_for(
+    clubs: Sequence[Door],
+    pairs: int,
+    seconds: float,
+    pace: float = 0.0,
+    series: int | None = None,
+) -> Played:
     """`pairs` pairs of players across `clubs` (each pair's two on two processes), for
-    `seconds` of play, each acting `pace` seconds after its turn comes (0: at once)."""
+    `seconds` of play, each acting `pace` seconds after its turn comes (0: at once); at one
+    table each, or at tables of `series` matches, one after another."""
     played = Played()
     sent: dict[str, list[tuple[int, float]]] = {}
     until = time.monotonic() + seconds
     await asyncio.gather(
         *(
-            pair(clubs[n % len(clubs)], clubs[(n + 1) % len(clubs)], n, until, played, sent, pace)
+            pair(
+                clubs[n % len(clubs)],
+                clubs[(n + 1) % len(clubs)],
+                n,
+                until,
+                played,
+                sent,
+                pace,
+                series,
+            )
             for n in range(pairs)
         )
     )
