@@ -101,3 +101,55 @@ async def test_a_move_sends_no_snapshot_and_the_matchs_end_does(tmp_path: Path) 
                 await link.close()
         await club.stop()
         record.close()
+
+
+async def test_a_move_is_no_change_told_to_the_lobbies(tmp_path: Path) -> None:
+    """The club is told of a table's change (`Club.changed`: a snapshot made for every lobby,
+    and in a club of several processes the registry's row of every table of this one made again)
+    only when what its lobbies show of it changes: not at each move, but at the match's end."""
+    record = ClubRecord(tmp_path / "club.sqlite")
+    club = Club(record)
+    await club.start()
+    links: list[LobbyLink] = []
+    seats: list[AuthorityLink] = []
+    try:
+        for handle in ("ada", "alan"):
+            admission = await club.enter(handle, key_line(handle), "127.0.0.1")
+            links.append(await LobbyLink.open(club.url, admission.environment[CLUB_TOKEN]))
+        ada, alan = links
+        await ada.ask(OpenTable(rated=True, matches=None))
+        opened = await next_news(ada, goto)
+        assert isinstance(opened, GoTo)
+        await alan.ask(SitAt(opened.table))
+        seats = [await at_table(opened), await at_table(await next_news(alan, goto))]
+        await next_news(ada, lambda news: isinstance(news, Snapshot) and len(news.playing) == 1)
+        told = 0
+        changed = club.changed
+
+        def counted() -> None:
+            nonlocal told
+            told += 1
+            changed()
+
+        club.changed = counted  # type: ignore[method-assign]
+        four, fifth = asyncio.Event(), asyncio.Event()
+        players = asyncio.gather(*(play(s, i, four, fifth) for i, s in enumerate(seats)))
+        await asyncio.wait_for(four.wait(), 10)
+        await asyncio.sleep(2 * PUBLISH_AFTER)
+        assert told == 0  # the mark chosen, four moves: the lobby shows none of them
+        fifth.set()
+        await asyncio.wait_for(players, 10)
+        for _ in range(50):
+            if told:
+                break
+            await asyncio.sleep(PUBLISH_AFTER)
+        assert told > 0  # the score changed
+    finally:
+        for seat in seats:
+            with contextlib.suppress(Exception):
+                await seat.close()
+        for link in links:
+            with contextlib.suppress(Exception):
+                await link.close()
+        await club.stop()
+        record.close()

@@ -164,10 +164,20 @@ class _Table:
     recorded: int = 0
     """Finished matches of its series handed to the record."""
     ending: bool = False
+    told: tuple[object, ...] = ()
+    """What the lobbies were last told of it (`shown`)."""
 
     @property
     def authority(self) -> Authority:
         return self.server.authority
+
+    def shown(self) -> tuple[object, ...]:
+        """What the lobbies (and the other processes of a club) show of it: whether it is in
+        play, the score, the watchers, a seat away; none of a series' moves."""
+        authority = self.authority
+        series, away = authority.series, authority.away
+        score = None if series is None else (series.wins, series.draws)
+        return (self.ending, score, authority.watchers, None if away is None else away.name)
 
     @property
     def playing(self) -> bool:
@@ -220,9 +230,11 @@ class Club:
         """Changes told to the lobbies so far: what `_shared` was made for."""
         self._shared: _Shared | None = None
         self._bans_version: int | None = None
-        self._ladder: Reads[None, tuple[LadderLine, ...]] = Reads(self._read_ladder)
-        self._ratings: Reads[str, Rating] = Reads(self.record.rating)
-        self._recent: Reads[str, tuple[PastMatch, ...]] = Reads(self._read_recent)
+        # What a lobby shows is shown as last read while it is read again (`Reads.stale`): a
+        # lobby is told of a new table without waiting for the ladder's reading.
+        self._ladder: Reads[None, tuple[LadderLine, ...]] = Reads(self._read_ladder, self.changed)
+        self._ratings: Reads[str, Rating] = Reads(self.record.rating, self.changed)
+        self._recent: Reads[str, tuple[PastMatch, ...]] = Reads(self._read_recent, self.changed)
         self._writes = InOrder()
         """Finished matches being written, in the order they finished."""
         self._guests_entering: dict[str, int] = {}
@@ -624,7 +636,10 @@ class Club:
             self._end(table, f"{away.name} did not come back in time: the series is over.")
         if table.authority.ended is not None:
             self._end(table, table.authority.ended.text)
-        self.changed()
+        shown = table.shown()
+        if shown != table.told:  # a move alone changes nothing a lobby shows
+            table.told = shown
+            self.changed()
 
     def _forfeit(self, table: _Table, series: Series, seat: int) -> None:
         """The seat `seat` stayed away past its grace: the match in progress, if any, is its
@@ -652,9 +667,9 @@ class Club:
             if ratings is not None:
                 for handle, rating in zip(players, ratings, strict=True):
                     self._ratings.put(handle, rating)
-                self._ladder.forget(None)
+                self._ladder.stale(None)
             for handle in players:
-                self._recent.forget(handle)
+                self._recent.stale(handle)
             self.changed()
 
         self._writes.call(finish, written)
@@ -686,10 +701,10 @@ class Club:
     def forget_cached(self, handles: Iterable[str] = ()) -> None:
         """Another process wrote a match (of `handles`): the ladder, and their ratings and
         recent matches, are read again."""
-        self._ladder.forget(None)
+        self._ladder.stale(None)
         for handle in handles:
-            self._ratings.forget(handle)
-            self._recent.forget(handle)
+            self._ratings.stale(handle)
+            self._recent.stale(handle)
         self.changed()
 
     async def _publish(self) -> None:
