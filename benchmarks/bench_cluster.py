@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import faulthandler
 import json
 import os
 import pwd
@@ -155,10 +156,18 @@ async def serve_club(database: str) -> None:
     await stop.wait()
     used = cpu_seconds() - started
     late = lag.stop()
+    faulthandler.dump_traceback_later(STOPS_WITHIN / 2)  # where a stop that hangs is
+    asyncio.get_running_loop().call_later(STOPS_WITHIN / 2, print_tasks)
     await club.stop()
     record.close()
     await runner.cleanup()
+    faulthandler.cancel_dump_traceback_later()
     print(json.dumps({"cpu": used, "lag": late}), flush=True)
+
+
+def print_tasks() -> None:
+    for task in asyncio.all_tasks():
+        task.print_stack(file=sys.stderr)
 
 
 def club_main(database: str) -> None:
@@ -205,8 +214,12 @@ class RemoteClub:
         """SIGTERM; what the process says of itself as it ends."""
         assert self.process.stdout is not None
         self.process.send_signal(signal.SIGTERM)
-        said = await asyncio.wait_for(self.process.stdout.readline(), STOPS_WITHIN)
-        await asyncio.wait_for(self.process.wait(), STOPS_WITHIN)
+        try:
+            said = await asyncio.wait_for(self.process.stdout.readline(), STOPS_WITHIN)
+            await asyncio.wait_for(self.process.wait(), STOPS_WITHIN)
+        except TimeoutError:
+            print(f"a club process did not stop within {STOPS_WITHIN:.0f} s", file=sys.stderr)
+            return {}
         return dict(json.loads(said)) if said else {}
 
 

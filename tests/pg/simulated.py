@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -195,8 +196,8 @@ async def _seat(
                     intent = Play(series.match.legal_moves()[0])
                     sent[goto.table] = [(seat, time.perf_counter())]
             if intent is not None:
-                if pace:
-                    await asyncio.sleep(pace)
+                if pace:  # a person's pace, not the same each time: the pairs fall out of step
+                    await asyncio.sleep(pace * random.uniform(0.5, 1.5))
                     if isinstance(intent, Play):
                         sent[goto.table] = [(seat, time.perf_counter())]
                 acted_on = message.version
@@ -263,7 +264,8 @@ async def play_for(
     series: int | None = None,
 ) -> Played:
     """`pairs` pairs of players across `clubs` (each pair's two on two processes), for
-    `seconds` of play, each acting `pace` seconds after its turn comes (0: at once); at one
+    `seconds` of play, each acting `pace` seconds after its turn comes on average (0: at once),
+    from half that to one and a half times that; at one
     table each, or at tables of `series` matches, one after another."""
     played = Played()
     sent: dict[str, list[tuple[int, float]]] = {}
