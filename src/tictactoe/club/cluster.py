@@ -435,7 +435,10 @@ class Cluster:
         `RESYNC_EVERY` seconds."""
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stale.wait(), RESYNC_EVERY)
+                # not `wait_for`: in Python 3.11 it swallows a cancellation (`stop`) that comes
+                # with the event, and this loop would go on for ever
+                async with asyncio.timeout(RESYNC_EVERY):
+                    await self._stale.wait()
             self._stale.clear()
             if not self.up:
                 continue
