@@ -16,6 +16,9 @@ It keeps `ClubRecord`'s promises, and those of a shared database:
   was lost is never written twice (`ON CONFLICT DO NOTHING`).
 - While the database is out of reach, a keyed login is refused in one sentence, the bans'
   version stays the last one read, and the other reads raise ClubUnavailable (one sentence).
+  Nothing waits for it longer than `timeout` at each step (a connection from the pool, a new
+  connection, the work on one): where packets vanish, a connection whose answer does not come
+  within `timeout` is cut off (`_Cutter`) rather than waited on for as long as TCP retries.
 
 Beside the store: the registry of every process's tables (`tables`, each with its process's
 heartbeat) and PostgreSQL's own LISTEN/NOTIFY between processes (`notify`, `listen`).
@@ -25,12 +28,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import math
+import os
 import random
+import socket
 import threading
+import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Container, Sequence
+from collections.abc import AsyncIterator, Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
@@ -313,7 +320,7 @@ class PostgresClubRecord:
     ) -> None:
         self.dsn: Final = dsn
         self.timeout: Final = timeout
-        """Seconds to wait for a connection before giving up for now."""
+        """Seconds to wait for a connection, or for the answer on one, before giving up for now."""
         self.where: Final = where(dsn)
         self._rng: Final = rng or random.SystemRandom()
         self._lock = threading.RLock()
@@ -324,6 +331,7 @@ class PostgresClubRecord:
         """Why the last write failed, in words; None when everything is written."""
         self._notices: deque[str] = deque()
         self._bans_version = 0
+        self._cutter = _Cutter()
         migrate(dsn, connect_timeout=timeout)
         self._pool: ConnectionPool[Connection] = ConnectionPool(
             dsn,
@@ -334,7 +342,7 @@ class PostgresClubRecord:
             # A connection that cannot be made is given up after `timeout` (and made afresh at
             # the next use), not retried ever more slowly: a write resumes soon after an outage.
             reconnect_timeout=timeout,
-            check=ConnectionPool.check_connection,
+            check=self._check,
             name="tictactoe-club",
             open=True,
         )
@@ -344,13 +352,22 @@ class PostgresClubRecord:
         all) when PostgreSQL rolled it back for a conflict with another transaction."""
         for attempt in range(_RETRIES):
             try:
-                with self._pool.connection() as conn, conn.transaction():
+                with (
+                    self._pool.connection() as conn,
+                    self._cutter.within(conn, self.timeout),
+                    conn.transaction(),
+                ):
                     return work(conn)
             except (psycopg.errors.TransactionRollback, psycopg.errors.UniqueViolation) as e:
                 again = retry_unique or isinstance(e, psycopg.errors.TransactionRollback)
                 if not again or attempt == _RETRIES - 1:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _check(self, conn: Connection) -> None:
+        """The pool's check of a connection before it is handed out, cut off after `timeout`."""
+        with self._cutter.within(conn, self.timeout):
+            ConnectionPool.check_connection(conn)
 
     def _read(self, work: Callable[[Connection], T]) -> T:
         """`work`, or ClubUnavailable (one sentence) when the database cannot be used now."""
@@ -375,6 +392,7 @@ class PostgresClubRecord:
             with contextlib.suppress(psycopg.Error):
                 self.save_pending()
             self._pool.close()
+            self._cutter.close()
 
     # The door.
 
@@ -823,6 +841,67 @@ class PostgresClubRecord:
         """What is sent on `channel`, from the moment the returned context is entered:
         `async with record.listen("c") as messages: async for payload in messages: …`."""
         return Listening(self.dsn, channel, self.timeout)
+
+
+class _Cutter:
+    """Cuts off a connection whose work outlasts its time (one thread a store, started at the
+    first use). Where packets vanish (a network or a firewall dropping them), nothing answers a
+    query, and its thread would wait as long as TCP retries, many minutes; cut (its socket shut
+    down), the wait ends in OperationalError at once, and the pool discards the connection."""
+
+    def __init__(self) -> None:
+        self._due: dict[int, tuple[float, Connection]] = {}
+        self._keys = itertools.count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    @contextlib.contextmanager
+    def within(self, conn: Connection, seconds: float) -> Iterator[None]:
+        """What is done on `conn` inside, cut off after `seconds` (every caller gives the same
+        `seconds`: a new deadline is the earliest only when it is the only one)."""
+        with self._changed:
+            key = next(self._keys)
+            self._due[key] = (time.monotonic() + seconds, conn)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._watch, name="tictactoe-club-cutter", daemon=True
+                )
+                self._thread.start()
+            elif len(self._due) == 1:
+                self._changed.notify()
+        try:
+            yield
+        finally:
+            with self._changed:  # never cut once done: the connection may be someone else's
+                self._due.pop(key, None)
+
+    def close(self) -> None:
+        with self._changed:
+            self._closed = True
+            self._changed.notify()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _watch(self) -> None:
+        with self._changed:
+            while not self._closed:
+                now = time.monotonic()
+                for key, (due, conn) in list(self._due.items()):
+                    if due <= now:
+                        del self._due[key]
+                        _cut(conn)
+                soonest = min((due for due, _conn in self._due.values()), default=None)
+                self._changed.wait(None if soonest is None else soonest - now)
+
+
+def _cut(conn: Connection) -> None:
+    """Shut `conn`'s socket down, from another thread: its wait for an answer ends."""
+    with (
+        contextlib.suppress(OSError, psycopg.Error),
+        socket.socket(fileno=os.dup(conn.fileno())) as sock,
+    ):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 class Listening:
