@@ -117,6 +117,12 @@ def club_parser() -> argparse.ArgumentParser:
         help="with --database: the address the other club processes reach this one's tables at"
         " (default 127.0.0.1: every process on this machine)",
     )
+    parser.add_argument(
+        "--proxy-protocol",
+        action="store_true",
+        help="take only connections that begin with a PROXY protocol header (HAProxy's"
+        " send-proxy), and count each player by the address it names: behind a load balancer",
+    )
     return parser
 
 
@@ -182,6 +188,7 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         max_sessions=MAX_SESSIONS,
         max_connections=MAX_SESSIONS + 100,
         start_game=warm.spawn,
+        proxy_protocol=args.proxy_protocol,
     )
     web = None
     port = 0

@@ -46,15 +46,17 @@ import errno
 import logging
 import os
 import re
+import socket
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Final
+from typing import Final, Protocol, cast
 
 import asyncssh
 
 from tictactoe.adapters.ssh_channel import limit_environment
 from tictactoe.core.codes import normalise_code
 from tictactoe.doors.bounds import peer_address, printable
+from tictactoe.doors.proxy import BadHeader, read_header
 from tictactoe.doors.ssh.gate import Admission, Gate
 from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
 from tictactoe.doors.ssh.terminal import Spawner
@@ -127,6 +129,8 @@ class SshDoor:
         keepalive: float = 10.0,
         keepalive_count: int = 2,
         start_game: Spawner | None = None,
+        proxy_protocol: bool = False,
+        header_timeout: float = 5.0,
     ) -> None:
         self.host_key = host_key
         """The server's key: clients check its fingerprint."""
@@ -168,7 +172,17 @@ class SshDoor:
         """Connections a relay (`tictactoe.doors.relay`) passes on to this door, by their own
         address and port on this machine, and the address each came to the relay from: the one
         the door counts, throttles and logs for them."""
-        self._acceptor: asyncssh.SSHAcceptor | None = None
+        self.proxy_protocol = proxy_protocol
+        """Whether every connection begins with a PROXY protocol header (`tictactoe.doors.proxy`)
+        naming the address it is from, as a TCP load balancer's `send-proxy` sends: the door
+        counts, throttles and logs that address. A connection without one is closed."""
+        self.header_timeout = header_timeout
+        """Seconds a connection has to send its PROXY header."""
+        self._acceptor: _Acceptor | None = None
+        self._unheard: dict[asyncio.Task[None], None] = {}
+        """Connections waiting for their PROXY header, oldest first."""
+        self._proxied: set[asyncio.Task[None]] = set()
+        """Connections that came with a PROXY header, until asyncssh has logged them in."""
         self._connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._pending: dict[Connection, None] = {}
@@ -212,30 +226,91 @@ class SshDoor:
         self._acceptor = acceptor
         return acceptor.get_port()
 
-    async def _listen(self, host: str | Sequence[str], port: int) -> asyncssh.SSHAcceptor:
-        return await asyncssh.create_server(
-            lambda: Connection(self),
-            host,
-            port,
-            server_host_keys=[self.host_key],
-            config=None,
-            rdns_lookup=False,
-            gss_host=None,
-            public_key_auth=self.gate is not None,
-            password_auth=False,
-            kbdint_auth=self.gate is not None,
-            host_based_auth=False,
-            login_timeout=self.login_timeout,
-            keepalive_interval=self.keepalive,
-            keepalive_count_max=self.keepalive_count,
-            allow_pty=True,
-            line_editor=False,
-            agent_forwarding=False,
-            x11_forwarding=False,
-            allow_scp=False,
-            encoding=None,
-            window=CHANNEL_WINDOW,
-        )
+    async def _listen(self, host: str | Sequence[str], port: int) -> _Acceptor:
+        if self.proxy_protocol:
+            return await _ProxiedAcceptor.open(self, host, port)
+        return await asyncssh.create_server(lambda: Connection(self), host, port, **self._options())
+
+    def _options(self) -> dict[str, object]:
+        """How asyncssh serves each connection: the same whether it listens itself or is given
+        a socket that came with a PROXY header."""
+        return {
+            "server_host_keys": [self.host_key],
+            "config": None,
+            "rdns_lookup": False,
+            "gss_host": None,
+            "public_key_auth": self.gate is not None,
+            "password_auth": False,
+            "kbdint_auth": self.gate is not None,
+            "host_based_auth": False,
+            "login_timeout": self.login_timeout,
+            "keepalive_interval": self.keepalive,
+            "keepalive_count_max": self.keepalive_count,
+            "allow_pty": True,
+            "line_editor": False,
+            "agent_forwarding": False,
+            "x11_forwarding": False,
+            "allow_scp": False,
+            "encoding": None,
+            "window": CHANNEL_WINDOW,
+        }
+
+    def proxied(self, sock: socket.socket) -> None:
+        """A connection came to a door that takes the PROXY protocol: hear its header (at most
+        `max_logging_in` wait for theirs, the oldest dropped for a newcomer), then serve it as
+        from the address the header names."""
+        try:
+            peername = sock.getpeername()
+        except OSError:  # gone already
+            sock.close()
+            return
+        if self._stopping:
+            sock.close()
+            return
+        if len(self._unheard) >= self.max_logging_in:
+            oldest = next(iter(self._unheard))
+            del self._unheard[oldest]
+            oldest.cancel()
+        task = asyncio.create_task(self._hear(sock, peername))
+        self._unheard[task] = None
+        self._proxied.add(task)
+        task.add_done_callback(self._proxied.discard)
+
+    async def _hear(self, sock: socket.socket, peername: tuple[object, ...]) -> None:
+        balancer = peer_address(peername)
+        task = asyncio.current_task()
+        try:
+            header = await asyncio.wait_for(read_header(sock), self.header_timeout)
+        except (BadHeader, TimeoutError, OSError, asyncio.CancelledError) as error:
+            sock.close()
+            why = {
+                BadHeader: str(error),
+                TimeoutError: f"no PROXY header within {self.header_timeout:g} s",
+                asyncio.CancelledError: "no PROXY header yet, to let a newer one in",
+            }.get(type(error), "closed before its PROXY header")
+            if isinstance(error, asyncio.CancelledError) and self._stopping:
+                raise
+            log.warning(
+                "closed a connection from %s: %s",
+                balancer,
+                printable(why),
+                extra={"peer": balancer},
+            )
+            return
+        finally:
+            if task is not None:
+                self._unheard.pop(task, None)
+        key = (balancer, int(cast(int, peername[1])))
+        if header.source is not None:
+            self.relayed[key] = header.source
+        try:
+            await asyncssh.run_server(
+                sock, server_factory=lambda: Connection(self), **self._options()
+            )
+        except (OSError, asyncssh.Error, TimeoutError):
+            pass  # the connection has logged why, if it came as far as being one
+        finally:
+            self.relayed.pop(key, None)
 
     async def stop(self, within: float = 2.0) -> None:
         """Stop listening, end every game (SIGHUP, then SIGKILL after `within` seconds), close
@@ -243,12 +318,17 @@ class SshDoor:
         self._stopping = True
         if self._acceptor is not None:
             self._acceptor.close()
+        for task in list(self._unheard):
+            task.cancel()
         await _settle(self._starting)  # games being started then have their session's game
         games = [session.game for session in self._open if session.game is not None]
         await asyncio.gather(*(game.end(within) for game in games))
         await _settle(self._tasks)
         for connection in list(self._connections):
             connection.close()
+        for task in list(self._proxied):
+            task.cancel()
+        await asyncio.gather(*list(self._proxied), return_exceptions=True)
         if self._acceptor is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._acceptor.wait_closed(), within)
@@ -368,6 +448,78 @@ class SshDoor:
         environment["TERM"] = info.term_type
         environment.update(self.env)
         return environment
+
+
+class _Acceptor(Protocol):
+    """What the door listens with: asyncssh's own, or one that hears PROXY headers first."""
+
+    def get_addresses(self) -> list[tuple[str, int]]: ...
+    def get_port(self) -> int: ...
+    def close(self) -> None: ...
+    async def wait_closed(self) -> None: ...
+
+
+class _ProxiedAcceptor:
+    """Listening sockets whose connections are given to `SshDoor.proxied`, not to asyncssh."""
+
+    def __init__(self, door: SshDoor, sockets: list[socket.socket]) -> None:
+        self._sockets = sockets
+        self._tasks = [asyncio.create_task(self._accept(door, sock)) for sock in sockets]
+
+    @classmethod
+    async def open(cls, door: SshDoor, host: str | Sequence[str], port: int) -> _ProxiedAcceptor:
+        loop = asyncio.get_running_loop()
+        hosts = [host] if isinstance(host, str) else list(host)
+        places: list[tuple[int, tuple[object, ...]]] = []
+        for name in hosts:
+            found = await loop.getaddrinfo(
+                name or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            )
+            places += [(family, address) for family, *_, address in found]
+        sockets: list[socket.socket] = []
+        try:
+            for family, address in dict.fromkeys(places):
+                sock = socket.socket(family, socket.SOCK_STREAM)
+                sockets.append(sock)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind(address)
+                sock.listen(100)
+                sock.setblocking(False)
+        except OSError:
+            for sock in sockets:
+                sock.close()
+            raise
+        return cls(door, sockets)
+
+    async def _accept(self, door: SshDoor, listener: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                sock, _ = await loop.sock_accept(listener)
+            except OSError as error:  # out of descriptors, for one: try again in a moment
+                log.warning("could not take a connection: %s", printable(str(error), 120))
+                await asyncio.sleep(0.1)
+                continue
+            sock.setblocking(False)
+            door.proxied(sock)
+
+    def get_addresses(self) -> list[tuple[str, int]]:
+        return [cast(tuple[str, int], sock.getsockname()[:2]) for sock in self._sockets]
+
+    def get_port(self) -> int:
+        ports = {address[1] for address in self.get_addresses()}
+        return ports.pop() if len(ports) == 1 else 0
+
+    def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for sock in self._sockets:
+            sock.close()
+
+    async def wait_closed(self) -> None:
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 class Connection(asyncssh.SSHServer):
