@@ -19,7 +19,8 @@ a move crosses one websocket, as at a table of their own process.
   tables is back in the lobby at once, told the link to the table was lost).
 - While the database is away (`ClusterStore`): nothing waits for it on the event loop; tables in
   play go on; a keyed login is refused in one sentence; the lobbies show what they last knew;
-  a match finished meanwhile waits and is written once it is back (once: the store's uid).
+  a match finished meanwhile waits and is written once it is back (once: the store's uid, and
+  one `flush` at a time, the heartbeat's finding it back or the stop's).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import contextlib
 import json
 import logging
 import secrets
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Container, Iterable
@@ -518,6 +520,8 @@ class ClusterStore:
         self.bans = 0
         """The bans' version, as the heartbeat last read it."""
         self._waiting: deque[_Waiting] = deque()
+        self._flushing = threading.Lock()
+        """Held by one `flush` at a time (the heartbeat's, the stop's): each match once."""
         self._ratings: dict[str, Rating] = {}
         self._ladder: list[LadderRow] = []
         self._recent: dict[str, list[tuple[MatchRecord, bool]]] = {}
@@ -597,23 +601,25 @@ class ClusterStore:
         return ratings
 
     def flush(self) -> None:
-        """Hand every match that waited to the store, oldest first (it writes each once)."""
-        while self._waiting:
-            waiting = self._waiting[0]
-            self.record.finish(
-                waiting.table,
-                waiting.players,
-                waiting.rated,
-                waiting.match,
-                waiting.winner,
-                waiting.now,
-            )
-            self._waiting.popleft()
+        """Hand every match that waited to the store, oldest first (it writes each once), one
+        caller at a time: two at once would each hand over the same match."""
+        with self._flushing:
+            while self._waiting:
+                waiting = self._waiting[0]
+                self.record.finish(
+                    waiting.table,
+                    waiting.players,
+                    waiting.rated,
+                    waiting.match,
+                    waiting.winner,
+                    waiting.now,
+                )
+                self._waiting.popleft()
+                if self.record.unsaved:
+                    return
+                self._announce(waiting.players)
             if self.record.unsaved:
-                return
-            self._announce(waiting.players)
-        if self.record.unsaved:
-            self.record.save_pending()
+                self.record.save_pending()
 
     def _announce(self, players: tuple[str, str]) -> None:
         with contextlib.suppress(ClubUnavailable):
