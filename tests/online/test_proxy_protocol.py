@@ -173,6 +173,21 @@ async def test_without_a_header_a_connection_is_closed_at_once_and_logged(
     assert doors.commands == []
 
 
+async def test_a_health_check_is_not_logged(
+    doors: Doors, balancer: tuple[Balancer, int], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "tictactoe.online")
+    link, port = balancer
+    for header in (v1("192.0.2.1"), V2_SIGNATURE + bytes([0x20, 0x00, 0, 0])):
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(header)  # HAProxy's check-send-proxy: the header, and gone
+        writer.close()
+    _, hello = await game(await doors.connect(link.port))
+    assert hello["argv"] == [CODE]
+    assert len(doors.commands) == 1
+    assert lines(caplog) == []
+
+
 async def test_silent_connections_are_closed_in_time_and_keep_no_one_out(
     doors: Doors, balancer: tuple[Balancer, int]
 ) -> None:

@@ -300,6 +300,9 @@ class SshDoor:
         finally:
             if task is not None:
                 self._unheard.pop(task, None)
+        if _gone(sock):  # a health check: a header, and gone
+            sock.close()
+            return
         key = (balancer, int(cast(int, peername[1])))
         if header.source is not None:
             self.relayed[key] = header.source
@@ -743,6 +746,16 @@ class Connection(asyncssh.SSHServer):
     def tap_requested(self, unit: int | None) -> bool:
         self.note("refused a tunnel for %s", self.peer)
         return False
+
+
+def _gone(sock: socket.socket) -> bool:
+    """Whether the other end has closed `sock` already (nothing left to read but its end)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 async def _settle(tasks: set[asyncio.Task[None]]) -> None:
