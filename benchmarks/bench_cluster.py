@@ -8,13 +8,14 @@ must be installed; as root they run as the `postgres` user), and two club proces
 database, as a club is deployed: each a Python process of its own running the club that
 `tictactoe club --database` runs (`club_for` over a `PostgresClubRecord`: its own connections, its
 own LISTEN, its own tables' authorities), without the SSH door and its players' games. In their
-place each club process opens a small gate on loopback (`/enter`, the question the SSH door asks
-the club once a login is over, `Club.enter`), and the simulated players (tests/pg/simulated.py)
-live in this script's process: each comes in through a club's gate, keeps a lobby websocket and
-plays over its table's authority link, as a player's game does. Players come in pairs: one opens
-a rated table on one club, the other sits from the other club's lobby, and they play until the
-time is up, each acting `--pace` seconds after its turn comes (a person's pace; 0: as fast as
-they can, which measures saturation more than the club).
+place each club process (tests/pg/processes.py, as the load test's in tests/pg/test_cluster.py)
+opens a small gate on loopback (`/enter`, the question the SSH door asks the club once a login is
+over, `Club.enter`), and the simulated players (tests/pg/simulated.py) live in this script's
+process: each comes in through a club's gate, keeps a lobby websocket and plays over its table's
+authority link, as a player's game does. Players come in pairs: one opens a rated table on one
+club, the other sits from the other club's lobby, and they play until the time is up, each acting
+`--pace` seconds after its turn comes (a person's pace; 0: as fast as they can, which measures
+saturation more than the club).
 
 What it prints, each beside its target:
 - a lobby event across processes: from a table's opening on one club to its row in a lobby of
@@ -32,14 +33,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import cProfile
-import faulthandler
-import json
 import os
 import pwd
-import resource
 import shutil
-import signal
 import statistics
 import sys
 import tempfile
@@ -47,30 +43,17 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-import aiohttp
 import psycopg
-from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from pg.conftest import POSTGRES_USER, Cluster, _free_port, _programs
+from pg.processes import Lag, club_processes, cpu_seconds, p95
 from pg.simulated import Played, play_for
-from tictactoe.club.server import club_for
-from tictactoe.doors.ssh.gate import Admission
-from tictactoe.record.club_pg import PostgresClubRecord, migrate
 
 LOBBY_TARGET: Final = 0.2
 MOVE_TARGET: Final = 0.05
 CLUBS: Final = 2
-LAG_EVERY: Final = 0.02
-"""Seconds between two wakings of the loop-lag probe."""
-STARTS_WITHIN: Final = 30.0
-STOPS_WITHIN: Final = 15.0
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
 def line(name: str, values: list[float], target: float) -> str:
@@ -84,30 +67,6 @@ def line(name: str, values: list[float], target: float) -> str:
     )
 
 
-class Lag:
-    """How late the event loop wakes a timer of `LAG_EVERY` seconds, while it runs."""
-
-    def __init__(self) -> None:
-        self.late: list[float] = []
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._probe())
-
-    async def _probe(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            before = loop.time()
-            await asyncio.sleep(LAG_EVERY)
-            self.late.append(loop.time() - before - LAG_EVERY)
-
-    def stop(self) -> dict[str, float]:
-        if self._task is not None:
-            self._task.cancel()
-        late = self.late or [0.0]
-        return {"p50": statistics.median(late), "p95": p95(late), "worst": max(late)}
-
-
 def lag_text(lag: dict[str, float]) -> str:
     return (
         f"loop late p50 {lag['p50'] * 1000:.1f} ms, p95 {lag['p95'] * 1000:.1f} ms,"
@@ -115,143 +74,19 @@ def lag_text(lag: dict[str, float]) -> str:
     )
 
 
-def cpu_seconds() -> float:
-    """CPU (user and system) this process has used so far, every thread's."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-# One club process (`--club DSN`): the club, its gate on loopback, until SIGTERM.
-
-
-async def serve_club(database: str) -> None:
-    record = PostgresClubRecord(database, pool_size=8)
-    club = club_for(record, grace=30.0)
-    await club.start()
-
-    async def enter(request: web.Request) -> web.Response:
-        asked = await request.json()
-        admission = await club.enter(asked["user"], asked["key"], asked["peer"])
-        return web.json_response(
-            {
-                "name": admission.name,
-                "refusal": admission.refusal,
-                "environment": dict(admission.environment),
-            }
-        )
-
-    gate = web.Application()
-    gate.router.add_post("/enter", enter)
-    runner = web.AppRunner(gate, access_log=None, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = int(runner.addresses[0][1])
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    lag = Lag()
-    lag.start()
-    started = cpu_seconds()
-    print(json.dumps({"lobby": club.url, "gate": f"http://127.0.0.1:{port}/enter"}), flush=True)
-    await stop.wait()
-    used = cpu_seconds() - started
-    late = lag.stop()
-    faulthandler.dump_traceback_later(STOPS_WITHIN / 2)  # where a stop that hangs is
-    asyncio.get_running_loop().call_later(STOPS_WITHIN / 2, print_tasks)
-    await club.stop()
-    record.close()
-    await runner.cleanup()
-    faulthandler.cancel_dump_traceback_later()
-    print(json.dumps({"cpu": used, "lag": late}), flush=True)
-
-
-def print_tasks() -> None:
-    for task in asyncio.all_tasks():
-        task.print_stack(file=sys.stderr)
-
-
-def club_main(database: str) -> None:
-    folder = os.environ.get("BENCH_CLUSTER_PROFILE")
-    if not folder:
-        asyncio.run(serve_club(database))
-        return
-    profile = cProfile.Profile()
-    profile.runcall(asyncio.run, serve_club(database))
-    profile.dump_stats(Path(folder) / f"club-{os.getpid()}.prof")
-
-
-# The script's own process: the database, the club processes, the players.
-
-
-class RemoteClub:
-    """A club process as the simulated players reach it (`simulated.Door`): its gate and lobby."""
-
-    def __init__(self, process: asyncio.subprocess.Process, session: aiohttp.ClientSession):
-        self.process = process
-        self.session = session
-        self.gate = ""
-        self.lobby = ""
-
-    @property
-    def url(self) -> str:
-        return self.lobby
-
-    async def started(self) -> None:
-        assert self.process.stdout is not None
-        said = await asyncio.wait_for(self.process.stdout.readline(), STARTS_WITHIN)
-        if not said:
-            raise RuntimeError("a club process ended before it was open")
-        where = json.loads(said)
-        self.gate, self.lobby = where["gate"], where["lobby"]
-
-    async def enter(self, user: str, key: str | None, peer: str) -> Admission:
-        asked = {"user": user, "key": key, "peer": peer}
-        async with self.session.post(self.gate, json=asked) as answer:
-            said = await answer.json()
-        return Admission(said["name"], said["refusal"], said["environment"])
-
-    async def stopped(self) -> dict[str, Any]:
-        """SIGTERM; what the process says of itself as it ends."""
-        assert self.process.stdout is not None
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            said = await asyncio.wait_for(self.process.stdout.readline(), STOPS_WITHIN)
-            await asyncio.wait_for(self.process.wait(), STOPS_WITHIN)
-        except TimeoutError:
-            print(f"a club process did not stop within {STOPS_WITHIN:.0f} s", file=sys.stderr)
-            return {}
-        return dict(json.loads(said)) if said else {}
-
-
 async def bench(database: str, players: int, seconds: float, pace: float, series: int) -> None:
-    migrate(database)  # once, before the clubs (each checks it)
-    script = str(Path(__file__).resolve())
-    async with aiohttp.ClientSession() as session:
-        clubs: list[RemoteClub] = []
-        try:
-            for _ in range(CLUBS):
-                process = await asyncio.create_subprocess_exec(
-                    sys.executable, script, "--club", database, stdout=asyncio.subprocess.PIPE
-                )
-                clubs.append(RemoteClub(process, session))
-            for club in clubs:
-                await club.started()
-            lag = Lag()
-            lag.start()
-            cpu_before = cpu_seconds()
-            started = time.monotonic()
-            played = await asyncio.wait_for(
-                play_for(clubs, players // 2, seconds, pace, series or None), seconds + 60
-            )
-            elapsed = time.monotonic() - started
-            players_cpu = cpu_seconds() - cpu_before
-            players_lag = lag.stop()
-            ended = [await club.stopped() for club in clubs]
-        finally:
-            for club in clubs:
-                if club.process.returncode is None:
-                    club.process.kill()
-                    await club.process.wait()
+    async with club_processes(database, CLUBS) as clubs:
+        lag = Lag()
+        lag.start()
+        cpu_before = cpu_seconds()
+        started = time.monotonic()
+        played = await asyncio.wait_for(
+            play_for(clubs, players // 2, seconds, pace, series or None), seconds + 60
+        )
+        elapsed = time.monotonic() - started
+        players_cpu = cpu_seconds() - cpu_before
+        players_lag = lag.stop()
+        ended = [await club.stopped() for club in clubs]
     print(
         f"{players} players over {CLUBS} club processes for {seconds:.0f} s, each acting {pace} s"
         f" after its turn comes, at tables of {series or 'endless'} matches"
@@ -310,11 +145,7 @@ def main() -> None:
         default=3,
         help="matches a table; then each pair opens another (0: one endless table a pair)",
     )
-    parser.add_argument("--club", metavar="DSN", help=argparse.SUPPRESS)  # a club process
     args = parser.parse_args()
-    if args.club:
-        club_main(args.club)
-        return
     programs = _programs()
     if programs is None:
         sys.exit("PostgreSQL's server programs (initdb, pg_ctl) are not installed.")

@@ -8,9 +8,8 @@ the opener choosing X) until time is up, then the second leaves; or, given `seri
 that many matches, one after another (each a new table, another lobby event). A player reads its
 lobby all the time, as a player's game does, but reads into a snapshot only when it looks for a
 table in it (a game's reading is its own process's work, not the club's). Used by
-tests/pg/test_cluster.py (a bounded load, the clubs in the test's own process) and
-benchmarks/bench_cluster.py (each club in a process of its own, reached through a `Door` that asks
-it over loopback).
+tests/pg/test_cluster.py (the load test) and benchmarks/bench_cluster.py, each club in a process of
+its own (tests/pg/processes.py), reached through a `Door` that asks it over loopback.
 """
 
 from __future__ import annotations
