@@ -29,7 +29,7 @@ from tictactoe.club.lobby import CLUB_TOKEN
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, NextMatch, Phase, Play, Series
 from tictactoe.doors.ssh.gate import Admission
-from tictactoe.host.client import AuthorityLink
+from tictactoe.host.client import AuthorityLink, LinkError
 from tictactoe.online.lobby import (
     MAX_LOBBY_MESSAGE,
     GoTo,
@@ -179,7 +179,7 @@ async def _seat(
             moves_seen = seen
             if time.monotonic() > until:
                 if seat == 1:
-                    await link.leave()
+                    await _leave(link)
                 continue
             if message.version == acted_on or message.away is not None:
                 continue
@@ -197,12 +197,26 @@ async def _seat(
             if intent is not None:
                 if pace:  # a person's pace, not the same each time: the pairs fall out of step
                     await asyncio.sleep(pace * random.uniform(0.5, 1.5))
+                    if time.monotonic() > until:  # the time ran out meanwhile: this seat
+                        await _leave(link)  # leaves (the other may be waiting for its move)
+                        continue
                     if isinstance(intent, Play):
                         sent[goto.table] = [(seat, time.perf_counter())]
                 acted_on = message.version
-                await link.act(message.version, intent)
+                try:
+                    await link.act(message.version, intent)
+                except LinkError:
+                    if time.monotonic() <= until:
+                        raise
+                    return  # the other seat left as the time ran out, and the table ended
     finally:
         await link.close()
+
+
+async def _leave(link: AuthorityLink) -> None:
+    """Leave the table, unless its link is closing already (the other seat left first)."""
+    with contextlib.suppress(LinkError):
+        await link.leave()
 
 
 async def pair(
