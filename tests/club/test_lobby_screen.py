@@ -5,6 +5,7 @@ link, the cursor stays on its table as the lobby changes, and a farewell ends th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -208,3 +209,36 @@ async def test_a_lobby_described_before_it_is_shown_fits_its_ratings() -> None:
         ladder = app.screen.query_one("#ladder", DataTable)
         rating = ladder.ordered_columns[2]
         assert rating.get_render_width(ladder) >= len("1612 ± 120") + 2 * ladder.cell_padding
+
+
+async def test_a_list_changed_in_place_shows_what_the_club_says() -> None:
+    """A club's changes, as each lobby draws them: a table sat at leaves the open tables (the
+    cursor staying on the table it was on) and joins the end of those in play, a score changes
+    in its row, and a name longer than any before widens its column, whole."""
+    lobby = FakeLobby(LOBBY)
+    app = club_app(lobby)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("down")  # on table 4
+        grace = TableRow("3", ("grace", "bob"), True, 5, score=(0, 0, 0), watchers=0)
+        sat = Snapshot(LOBBY.you, open=LOBBY.open[1:], playing=(*LOBBY.playing, grace))
+        lobby.say(sat)
+        await pilot.pause(0.1)
+        assert cells(app, "open") == [["guest-x7k2p9", "1500 ± 500", "unrated · open"]]
+        opened = app.lobby.query_one("#open", DataTable)
+        assert opened.coordinate_to_cell_key(opened.cursor_coordinate).row_key.value == "4"
+        assert cells(app, "playing") == [
+            ["alan v [bold]eve[/]", "2–1", "1", "3"],
+            ["grace v bob", "0–0", "0", "0"],
+        ]
+        scored = dataclasses.replace(grace, score=(1, 0, 0), watchers=2)
+        lobby.say(dataclasses.replace(sat, playing=(*LOBBY.playing, scored)))
+        await pilot.pause(0.1)
+        assert cells(app, "playing")[1] == ["grace v bob", "1–0", "0", "2"]
+        long = TableRow("6", ("a-handle-of-twenty-c",), True, 3, rating="1500 ± 500")
+        lobby.say(dataclasses.replace(sat, open=(*sat.open, long)))
+        await pilot.pause(0.1)
+        assert cells(app, "open")[1][0] == "a-handle-of-twenty-c"
+        player = opened.ordered_columns[0]
+        assert player.get_render_width(opened) >= len("a-handle-of-twenty-c")
+        assert opened.coordinate_to_cell_key(opened.cursor_coordinate).row_key.value == "4"

@@ -59,6 +59,14 @@ def _result(past: PastMatch, handle: str) -> str:
     return "won" if past.players[past.winner] == handle else "lost"
 
 
+def _in_place(before: list[tuple[str, list[str]]], after: list[tuple[str, list[str]]]) -> bool:
+    """Whether a list showing `before` becomes `after` by rows taken out, cells changed and rows
+    added at its end: the rows in both are in the same order, before any new one."""
+    staying = {key for key, _cells in after}
+    kept = [key for key, _cells in before if key in staying]
+    return kept == [key for key, _cells in after[: len(kept)]]
+
+
 def _tally(line: LadderLine) -> tuple[str, str, str]:
     return str(line.wins), str(line.draws), str(line.losses)
 
@@ -121,8 +129,11 @@ class LobbyScreen(MinimumSize, Screen[None]):
         self._ready = False
         """Whether the tables have their columns: a snapshot before that waits for them."""
         self._shown: dict[str, str] = {}
-        """What each list (and the line about the player) shows, as text: what is unchanged
-        is not put again."""
+        """The line about the player as shown: unchanged, it is not put again."""
+        self._rows: dict[str, list[tuple[str, list[str]]]] = {}
+        """What each list shows, as text, by its id: a row's key and its cells."""
+        self._widths: dict[str, list[int]] = {}
+        """The widths each list's columns were made with."""
 
     def on_mount(self) -> None:
         for table_id, labels in COLUMNS.items():
@@ -183,14 +194,19 @@ class LobbyScreen(MinimumSize, Screen[None]):
         return (Text(" v ".join(row.players)), f"{wins0}–{wins1}", str(draws), str(row.watchers))
 
     def _fill(self, table_id: str, rows: list[tuple[str, tuple[object, ...]]]) -> None:
-        """Put `rows` in the table, the cursor staying on the row it was on when it still is;
-        a table whose rows are as shown already is left as it is (a change elsewhere in the
-        club redraws only the list it changed, on every lobby)."""
+        """Put `rows` in the table, the cursor staying on the row it was on when it still is.
+
+        A table whose rows are as shown already is left as it is (a change elsewhere in the
+        club redraws only the list it changed, on every lobby). Each lobby draws every change in
+        the club, so a change is made as the table's own: a changed cell is put in its place (a
+        score: nothing moves, no layout), rows gone are taken out and new ones added at the end
+        (a table opened, or sat at), as long as the rows that stay keep their order and every
+        column keeps its width; otherwise the table is filled again."""
         texts = [(key, [str(cell) for cell in cells]) for key, cells in rows]
-        shown = repr(texts)
-        if shown == self._shown.get(table_id):
+        before = self._rows.get(table_id)
+        if texts == before:
             return
-        self._shown[table_id] = shown
+        self._rows[table_id] = texts
         table = self.query_one(f"#{table_id}", DataTable)
         kept: str | None = None
         if table.row_count:
@@ -199,12 +215,29 @@ class LobbyScreen(MinimumSize, Screen[None]):
         # its new rows later, when idle, and a row drawn before that stayed drawn as wide as its
         # heading ("1658 ±": its cells' drawings are kept by a key without the width).
         labels = COLUMNS[table_id]
-        table.clear(columns=True)
-        for index, label in enumerate(labels):
-            width = max([cell_len(label), *(cell_len(cells[index]) for _key, cells in texts)])
-            table.add_column(label, width=width)
-        for key, cells in rows:
-            table.add_row(*cells, key=key)
+        widths = [
+            max([cell_len(label), *(cell_len(cells[index]) for _key, cells in texts)])
+            for index, label in enumerate(labels)
+        ]
+        if before is None or widths != self._widths.get(table_id) or not _in_place(before, texts):
+            self._widths[table_id] = widths
+            table.clear(columns=True)
+            for index, (label, width) in enumerate(zip(labels, widths, strict=True)):
+                table.add_column(label, width=width, key=str(index))
+            for key, cells in rows:
+                table.add_row(*cells, key=key)
+        else:
+            now = dict(texts)
+            was = dict(before)
+            for key in was.keys() - now.keys():
+                table.remove_row(key)
+            for key, cells in rows:
+                if key not in was:
+                    table.add_row(*cells, key=key)
+                    continue
+                for index, (old, new) in enumerate(zip(was[key], now[key], strict=True)):
+                    if old != new:
+                        table.update_cell(key, str(index), cells[index])
         keys = [key for key, _cells in rows]
         if kept in keys:
             table.move_cursor(row=keys.index(kept), animate=False)
