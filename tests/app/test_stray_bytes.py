@@ -96,15 +96,20 @@ UNBOUND_SEQUENCES = (
 (over a slow link a pause may: the rest is then typed, as Textual does for any terminal)."""
 
 
+_HIGH = bytes(0x80 | byte for byte in range(256))
+"""A table for `bytes.translate`: every byte to one of 0x80-0xff, evenly."""
+
+
 def flood(size: int, sequences: tuple[bytes, ...] = UNBOUND_SEQUENCES) -> list[bytes]:
     """About `size` bytes no key is bound to, in parts that each end a sequence: high bytes
     (mostly invalid UTF-8), then a malformed sequence."""
     rng = random.Random(27)
+    high = rng.randbytes(size + 64).translate(_HIGH)  # a high byte in each byte's place
     parts: list[bytes] = []
     total = 0
     while total < size:
-        part = bytes(rng.randrange(0x80, 0x100) for _ in range(rng.randrange(1, 64)))
-        part += rng.choice(list(sequences))
+        length = rng.randrange(1, 64)
+        part = high[total : total + length] + rng.choice(sequences)
         parts.append(part)
         total += len(part)
     return parts
