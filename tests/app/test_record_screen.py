@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,22 @@ from tictactoe.tui.widgets.paged_table import PAGE
 
 ADA, BOB, HARD = Player("Ada"), Player("Bob"), Player.computer(Level.HARD)
 START = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def start(start: Start) -> Start:
+    """The app, with Textual's animations off (a person's `TEXTUAL_ANIMATIONS=none`): the tabs'
+    underline moves at once instead of sliding, so that `Pilot.press`, which waits for every
+    animation to end, does not wait 0.3 s at each change of tab. Nothing here reads the
+    underline; the record's contents, keys and screens are the same either way."""
+
+    @asynccontextmanager
+    async def _start(**settings: Any) -> AsyncIterator[Driver]:
+        async with start(**settings) as ui:
+            ui.app.animation_level = "none"
+            yield ui
+
+    return _start
 
 
 def match(
