@@ -20,7 +20,11 @@ What it prints, each beside its target:
 - a move drawn on the other seat: at a table two players play a drawn match, each digit timed from
   the mover's key until the move's line shows on the other's screen;
 - memory: the PSS of every process of the club (the club, its warm parent, every player's game)
-  over the players, from /proc/PID/smaps_rollup, and the club's own resident memory.
+  over the players, from /proc/PID/smaps_rollup, and the club's own resident memory;
+- with `--busy N`, a busy club: N players each open a table and take it back, again and again
+  (every `--every` seconds), as a busy club's tables start and end, while the moves at a table
+  and a new table on every lobby are timed again; beside them, the CPU the players' games spent
+  a second, and how many lobby snapshots the club sent.
 
 With 200 players, most of what is timed is the club's work on a machine whose two cores it shares
 with this benchmark's 200 SSH clients: the load average is printed beside the figures.
@@ -287,7 +291,12 @@ async def new_tables(players: list[Player], tables: int) -> list[float]:
 async def moves(first: Player, second: Player) -> list[float]:
     """`first` opens a table, `second` sits, they play a drawn match: ms per move until the other
     seat shows it."""
-    times: list[float] = []
+    await sit(first, second)
+    return await play(first, second)
+
+
+async def sit(first: Player, second: Player) -> None:
+    """`first` opens a table and `second` sits at it (the only table open), `first` takes X."""
     sits = second.from_now().expect(rf"{first.handle} 1500")
     first.from_now().send("o\r")
     await within(sits, second, "the table")
@@ -297,6 +306,12 @@ async def moves(first: Player, second: Player) -> list[float]:
     started = second.from_now().expect(r"\(X\) to move")
     first.send("x")
     await within(started, second, "the match")
+
+
+async def play(first: Player, second: Player) -> list[float]:
+    """At their table, `first` (X) and `second` play a drawn match, then leave: ms per move
+    until the other seat shows it."""
+    times: list[float] = []
     for turn, (digit, cell) in enumerate(DRAW):
         mover, other = (first, second) if turn % 2 == 0 else (second, first)
         mark = "X" if turn % 2 == 0 else "O"
@@ -312,7 +327,69 @@ async def moves(first: Player, second: Player) -> list[float]:
     return times
 
 
-async def bench(count: int, data: Path, opened: int, arriving: int) -> None:
+async def churn(player: Player, every: float, busy: asyncio.Event) -> int:
+    """`player` opens a table and takes it back, again and again, until `busy` is cleared: the
+    changes a busy club's lobbies see (each time, its row shows on every lobby, then goes)."""
+    times = 0
+    while busy.is_set():
+        player.from_now().send("o\r")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(player.expect("waiting at your table"), WAIT)
+        await asyncio.sleep(every / 2)
+        player.send("c")
+        await asyncio.sleep(every / 2)
+        times += 1
+    return times
+
+
+async def busy_club(
+    club: subprocess.Popen[str],
+    players: list[Player],
+    games: list[int],
+    churning: int,
+    every: float,
+) -> None:
+    """The moves at a table and a new table on the lobbies, timed again while `churning`
+    players open and take back tables every `every` seconds."""
+    timed_pairs = 2 * min(MATCHES, (len(players) - churning - 2) // 2)
+    churners = players[:churning]
+    quiet = players[churning : len(players) - timed_pairs]
+    seated = players[len(players) - timed_pairs :]  # players who have not sat anywhere yet
+    pairs = list(zip(seated[::2], seated[1::2], strict=True))
+    for first, second in pairs:  # seated first: the Enter that sits finds their own table
+        await sit(first, second)
+    busy = asyncio.Event()
+    busy.set()
+    tasks = [asyncio.create_task(churn(player, every, busy)) for player in churners]
+    try:
+        await asyncio.sleep(5)  # the churn under way
+        began, spent = time.perf_counter(), {pid: cpu([pid]) for pid in [club.pid, *games]}
+        timed: list[float] = []
+        for first, second in pairs:
+            timed += await play(first, second)
+        took = time.perf_counter() - began
+        each = sorted(((cpu([pid]) - was) / took for pid, was in spent.items() if pid != club.pid))
+        club_cpu = (cpu([club.pid]) - spent[club.pid]) / took
+        tables = await new_tables(quiet, 3) if len(quiet) > 3 else []
+    finally:
+        busy.clear()
+        done = await asyncio.gather(*tasks, return_exceptions=True)
+    churned = sum(each for each in done if isinstance(each, int))
+    print(f"a busy club: {churning} players opening and taking back a table every {every:.1f} s")
+    print(line(f"  a move on the other seat ({len(players)} in)", timed, TARGETS["move"]))
+    print(line(f"  new table on {len(quiet) - 1} lobbies", tables, TARGETS["table"]))
+    busiest = sum(each[-churning:])
+    print(
+        f"        CPU a second ({len(os.sched_getaffinity(0))} cores): the players' games"
+        f" {sum(each):.2f} s (the {churning} busiest {busiest:.2f} s, each other"
+        f" {statistics.median(each[:-churning]) * 1000:.0f} ms at the median), the club"
+        f" {club_cpu:.2f} s; {churned} tables opened and taken back"
+    )
+
+
+async def bench(
+    count: int, data: Path, opened: int, arriving: int, churning: int = 0, every: float = 2.0
+) -> None:
     keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(count)]
     seed(data, keys)
     club, port = await start_club(data)
@@ -352,6 +429,13 @@ async def bench(count: int, data: Path, opened: int, arriving: int) -> None:
             )
         players.sort(key=lambda player: player.handle)
         games = [pid for pid in processes if pid in ttys]
+        idle, began = cpu(games), time.perf_counter()
+        await asyncio.sleep(3)
+        idle = (cpu(games) - idle) / (time.perf_counter() - began)
+        print(
+            f"        CPU a second with nobody typing: the players' games {idle:.2f} s"
+            f" ({idle / max(1, len(games)) * 1000:.1f} ms each)"
+        )
         spent = cpu([club.pid]), cpu(games)
         tables = await new_tables(players, opened)
         print(line(f"new table on {count - 1} lobbies", tables, TARGETS["table"]))
@@ -366,6 +450,8 @@ async def bench(count: int, data: Path, opened: int, arriving: int) -> None:
             first_player, second_player = players[2 * pair], players[2 * pair + 1]
             timed += await moves(first_player, second_player)
         print(line(f"a move on the other seat ({count} in)", timed, TARGETS["move"]))
+        if churning:
+            await busy_club(club, players, games, churning, every)
         print(f"load average: {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
     finally:
         for player in players:
@@ -413,16 +499,23 @@ def main() -> None:
     parser.add_argument(
         "--arriving", type=int, default=ARRIVING, help="players connecting at the same time"
     )
+    parser.add_argument(
+        "--busy", type=int, default=0, metavar="N", help="players opening and taking back tables"
+    )
+    parser.add_argument("--every", type=float, default=2.0, help="seconds a busy player's loop")
     args = parser.parse_args()
     count = args.players
     if sys.platform != "linux":
         sys.exit("This benchmark reads /proc: it runs on Linux.")
     if not 2 <= count <= 1000:
         sys.exit("--players is from 2 to 1000")
+    if args.busy and count < args.busy + 2 * MATCHES + 4:
+        sys.exit(f"--busy {args.busy} needs at least {args.busy + 2 * MATCHES + 4} players")
     with folder() as path:
         data = path / "data"
         data.mkdir()
-        asyncio.run(bench(count, data, max(1, min(args.tables, count - 1)), max(1, args.arriving)))
+        tables, arriving = max(1, min(args.tables, count - 1)), max(1, args.arriving)
+        asyncio.run(bench(count, data, tables, arriving, max(0, args.busy), args.every))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@
   its own (`CLUB_TOKEN`, in its game's environment), which its game shows the lobby to be known;
 - each player's game keeps one lobby websocket (`/lobby`): it is sent a `Snapshot` of the lobby
   after every change (at once; the changes within `PUBLISH_AFTER` seconds after it, together),
-  and only when what it shows has changed; it asks to open a table, sit, be paired, watch, or
+  and only when what it shows has changed; the club sends at most `lobby_pace` of them a second
+  (a busy club's lobbies, each drawing every change, would take the tables' share of the
+  machine): past it, each lobby in turn, except for a change in what it shows of its player
+  (sent at once); it asks to open a table, sit, be paired, watch, or
   take its table back (`tictactoe.online.lobby`), at most `ASKS` a second (past that, an ask is
   not done, and the player is told); anything malformed closes the lobby;
 - each table is an `Authority` served by an `AuthorityServer` of its own (`tictactoe.host.server`)
@@ -32,6 +35,7 @@ import contextlib
 import functools
 import itertools
 import logging
+import os
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Iterable
@@ -101,6 +105,12 @@ CLUB_TOKEN: Final = "TICTACTOE_CLUB_TOKEN"
 PUBLISH_AFTER: Final = 0.1
 """Seconds after the lobbies are told a change before they are told the next: a change is told
 at once, and those that follow it within these seconds together, after them."""
+LOBBY_DRAW: Final = 0.012
+"""Seconds of CPU a player's game spends drawing a change in its lobby (`bench_lobby_redraw.py`
+in benchmarks/: 6-10 ms alone; `bench_club.py --busy`: 11-14 ms among many)."""
+LOBBIES_SHARE: Final = 0.4
+"""The share of the machine's cores the lobbies' drawing may take in a busy club, at most: the
+rest is for the tables, whose moves must stay instant, and the club."""
 HELLO_WITHIN: Final = 5.0
 ASKS: Final = 5.0
 """What a lobby may ask a second, in bursts of as many; past it, an ask is not done."""
@@ -112,6 +122,17 @@ LADDER_SHOWN: Final = 20
 RECENT_SHOWN: Final = 10
 ENDED_TABLE_KEPT: Final = 1.0
 """Seconds an ended table's authority stays up for its last words to reach its links."""
+
+
+def lobby_pace(cores: int) -> Bucket:
+    """How many snapshots the club sends its lobbies a second, on `cores` cores: as many as the
+    players' games can draw with the lobbies' share of the machine (2 cores: 66 a second), in
+    bursts of a second's worth. A change in a quiet club reaches that many lobbies at once;
+    in a busy one, whose lobbies are owed snapshots all the time, each lobby is sent one in
+    turn (with 200 lobbies owed, one each 3 s), the changes meanwhile together, and the load of
+    drawing them is spread over time instead of coming all at once."""
+    rate = max(1, cores) * LOBBIES_SHARE / LOBBY_DRAW
+    return Bucket(rate, burst=rate)
 
 
 @dataclass(eq=False)
@@ -127,6 +148,10 @@ class _Member:
     def network(self) -> str:
         """Whom the club's bounds count the member as (`Throttle.network`)."""
         return Throttle.network(self.peer)
+
+
+_Own = tuple[You, tuple[PastMatch, ...]]
+"""What a lobby shows of its player alone (`Club._own_part`)."""
 
 
 @dataclass(eq=False)
@@ -145,6 +170,13 @@ class _Lobby:
     shown: str = ""
     """The last snapshot sent, as sent: one the same is not sent again (a move at a table, or
     an arrival, changes nothing most lobbies show)."""
+    own: _Own | None = None
+    """What the last snapshot sent showed of the player alone: a change in it is sent at once,
+    others' changes in turn (`Club.pace`)."""
+    due: asyncio.TimerHandle | None = None
+    """The wake-up at this lobby's turn, for the snapshot it is owed."""
+    turn: bool = False
+    """Its turn has come: the snapshot owed goes."""
 
 
 @dataclass(eq=False)
@@ -208,8 +240,12 @@ class Club:
         grace: float = 120.0,
         clock: Callable[[], float] = time.time,
         cluster: Cluster | None = None,
+        pace: Bucket | None = None,
     ) -> None:
         self.record = record
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        self.pace = pace or lobby_pace(cores or 1)
+        """The snapshots sent to lobbies for others' changes, a second (`lobby_pace`)."""
         self.cluster = cluster
         """This process's part in a club of several processes (`tictactoe.club.cluster`)."""
         self.grace = grace
@@ -767,17 +803,26 @@ class Club:
             table.id, (table.opener,), table.rated, table.matches, rating, rematch=rematch
         )
 
-    def _snapshot_text(self, handle: str, guest: bool) -> str:
+    def _snapshot_text(self, handle: str, guest: bool) -> tuple[str, _Own]:
         """`lobby_json(self.snapshot(handle, guest))`, the same text, with the part every lobby
         shares (the tables, the ladder) made and serialised once a change (`_shared_part`): only
-        a player's own part (who, rating, recent matches) is made for each lobby."""
+        a player's own part (who, rating, recent matches) is made for each lobby; and that part."""
         shared = self._shared_part()
+        you, recent = own = self._own_part(handle, guest)
         if handle in shared.involved:  # a rematch is offered to them, or by them: their own list
-            return lobby_json(self.snapshot(handle, guest))
+            return lobby_json(self.snapshot(handle, guest)), own
+        return snapshot_json(you, recent, shared.text), own
+
+    def _own_part(self, handle: str, guest: bool) -> _Own:
+        """What `handle`'s lobby shows of the player alone: who, the rating, the table waited at
+        or the rematch offered, the recent matches (a change in it is sent at once)."""
+        shared = self._shared_part()
+        if handle in shared.involved:
+            snapshot = self.snapshot(handle, guest)
+            return snapshot.you, snapshot.recent
         rating = "" if guest else self._rating(handle)
         you = You(handle, guest, rating, shared.waiting.get(handle))
-        recent = () if guest else (self._recent.get(handle) or ())
-        return snapshot_json(you, recent, shared.text)
+        return you, () if guest else (self._recent.get(handle) or ())
 
     def _shared_part(self) -> _Shared:
         """What every lobby's snapshot shows alike, as of the last change told (made once)."""
@@ -883,20 +928,41 @@ class Club:
                         return
                     await lobby.ws.send_str(lobby_json(news))
                 if lobby.stale and not lobby.closing:
-                    lobby.stale = False
                     member = lobby.member
-                    try:
+                    try:  # what the snapshot shows is read before any of it is made
                         await self._read_for(member.handle, member.guest)
                     except Exception as error:  # shown as far as it was read; said in the log
                         log.warning("the club's record could not be read: %s", error)
-                    text = self._snapshot_text(member.handle, member.guest)
+                    if lobby.closing:
+                        continue
+                    if lobby.turn:
+                        lobby.turn = False
+                    elif self._own_part(member.handle, member.guest) != lobby.own:
+                        pass  # the player's own change goes at once (its turn is kept)
+                    elif lobby.due is not None:
+                        continue  # others' changes wait for this lobby's turn
+                    elif late := self.pace.take():
+                        loop = asyncio.get_running_loop()
+                        lobby.due = loop.call_later(late, self._due, lobby)
+                        continue
+                    lobby.stale = False
+                    text, own = self._snapshot_text(member.handle, member.guest)
                     if text != lobby.shown and len(text.encode()) <= MAX_LOBBY_MESSAGE:
-                        lobby.shown = text
+                        lobby.shown, lobby.own = text, own
                         await lobby.ws.send_str(text)
         except (ConnectionError, RuntimeError):
             pass
         finally:
+            if lobby.due is not None:
+                lobby.due.cancel()
             await lobby.ws.close()
+
+    @staticmethod
+    def _due(lobby: _Lobby) -> None:
+        """A lobby's turn has come: the snapshot it is owed goes."""
+        lobby.due = None
+        lobby.turn = True
+        lobby.wake.set()
 
     # Bans.
 
