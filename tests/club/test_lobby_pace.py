@@ -28,9 +28,9 @@ RATE = 2.0
 
 def test_the_pace_is_what_the_lobbies_share_of_the_cores_draws() -> None:
     two, four = lobby_pace(2), lobby_pace(4)
-    assert 50 <= two.rate <= 100  # 10-15 ms a lobby's drawing, on 2 cores: 0.8 of a core
+    assert 25 <= two.rate <= 100  # 10-30 ms a lobby's drawing, on 2 cores: 0.8 of a core
     assert four.rate == 2 * two.rate
-    assert two.burst == two.rate  # a second's worth at once, in a quiet club
+    assert two.burst >= 200  # a change in a quiet club: 200 lobbies at once
 
 
 def opened_by(handle: str) -> Callable[[LobbyNews], bool]:
