@@ -106,17 +106,17 @@ PUBLISH_AFTER: Final = 0.1
 """Seconds after the lobbies are told a change before they are told the next: a change is told
 at once, and those that follow it within these seconds together, after them."""
 LOBBY_DRAW: Final = 0.02
-"""Seconds of CPU a player's game spends drawing a change in its lobby among many others (alone,
-`bench_lobby_redraw.py` in benchmarks/: 6-10 ms; 100 games on 2 cores, `bench_club.py --busy`:
-more, their caches shared)."""
+"""Seconds of CPU a player's game spends drawing a snapshot in its lobby, in a busy club
+(`bench_club.py --busy`: 20-40 ms, a snapshot gathering several changes, among 200 games on 2
+cores; a new table in a quiet club, 8 ms; one lobby alone, `bench_lobby_redraw.py`, 6-10 ms)."""
 LOBBIES_SHARE: Final = 0.25
-"""The share of the machine's cores the lobbies' drawing may take in a busy club, at most: the
-rest is for the tables, whose moves must stay instant, the players' own screens, and the club
-(`bench_club.py --busy`, 100 players, 6 opening and taking back tables: a move's p95 with 0.4,
-174-436 ms; with 0.25, 135 ms; with 0.1, 58 ms, a lobby then 10 s behind)."""
-LOBBIES_BURST: Final = 8.0
+"""The share of the machine's cores the lobbies' drawing may take in a busy club: the rest is
+for the tables, whose moves must stay instant, the players' own screens, and the club. Less
+keeps a busy club's moves faster and its lobbies further behind (benchmarks/README.md, "A busy
+club")."""
+LOBBIES_BURST: Final = 40.0
 """Seconds' worth of snapshots sent at once after a quiet while: a change in a quiet club
-reaches every lobby at once (200 on 2 cores)."""
+reaches every lobby at once (1,000 on 2 cores: five changes on 200 lobbies)."""
 HELLO_WITHIN: Final = 5.0
 ASKS: Final = 5.0
 """What a lobby may ask a second, in bursts of as many; past it, an ask is not done."""
@@ -134,9 +134,9 @@ def lobby_pace(cores: int) -> Bucket:
     """How many snapshots the club sends its lobbies a second, on `cores` cores: as many as the
     players' games can draw with the lobbies' share of the machine (2 cores: 25 a second), in
     bursts of `LOBBIES_BURST` seconds' worth. A change in a quiet club reaches that many lobbies
-    at once; in a busy one, whose lobbies are owed snapshots all the time, each lobby is sent
-    one in turn (with 100 lobbies owed, one each 4 s), the changes meanwhile together, and the
-    load of drawing them is spread over time instead of coming all at once."""
+    at once; in a busy one, once the burst is spent, each lobby owed a snapshot is sent one in
+    turn (with 200 lobbies owed, one each 8 s), the changes meanwhile together, and the load of
+    drawing them is spread over time instead of coming all at once."""
     rate = max(1, cores) * LOBBIES_SHARE / LOBBY_DRAW
     return Bucket(rate, burst=rate * LOBBIES_BURST)
 
