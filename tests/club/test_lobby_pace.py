@@ -10,12 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tictactoe.club.link import LobbyLink
-from tictactoe.club.lobby import CLUB_TOKEN, Club, lobby_pace
+from tictactoe.club.lobby import CLUB_TOKEN, LOBBIES_BURST, Club, lobby_pace
+from tictactoe.club.server import club_for, club_parser
 from tictactoe.doors.bounds import Bucket
 from tictactoe.online.lobby import CloseTable, LobbyNews, OpenTable, Snapshot
 from tictactoe.record.club import ClubRecord
@@ -99,4 +103,20 @@ async def test_a_lobby_is_sent_a_snapshot_once_a_gap_and_its_own_change_at_once(
         for link in links.values():
             await link.close()
         await club.stop()
+        record.close()
+
+
+def test_the_owner_sets_the_pace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert club_parser().parse_args(["--lobby-pace", "40"]).lobby_pace == 40.0
+    for wrong in ("0", "-3", "fast", "1e9"):
+        with pytest.raises(SystemExit):
+            club_parser().parse_args(["--lobby-pace", wrong])
+        assert "--lobby-pace" in capsys.readouterr().err
+    record = ClubRecord(tmp_path / "club.sqlite")
+    try:
+        paced = club_for(record, grace=1.0, lobby_pace=40.0)
+        assert (paced.pace.rate, paced.pace.burst) == (40.0, 40.0 * LOBBIES_BURST)
+        cores = len(os.sched_getaffinity(0))
+        assert club_for(record, grace=1.0).pace.rate == lobby_pace(cores).rate
+    finally:
         record.close()

@@ -35,6 +35,10 @@ from tictactoe.club.server import club_for
 from tictactoe.doors.ssh.gate import Admission
 from tictactoe.record.club_pg import PostgresClubRecord, migrate
 
+LOBBY_PACE: Final = 100_000.0
+"""The lobby changes a second each club process sends (`--lobby-pace`): as many as asked for,
+the players here being simulated, drawing nothing (what is measured is a change's way from one
+process to the other's lobbies, not the pace a machine drawing real lobbies needs)."""
 LAG_EVERY: Final = 0.02
 """Seconds between two wakings of the loop-lag probe."""
 STARTS_WITHIN: Final = 30.0
@@ -81,7 +85,7 @@ def cpu_seconds() -> float:
 
 async def serve_club(database: str) -> None:
     record = PostgresClubRecord(database, pool_size=8)
-    club = club_for(record, grace=30.0)
+    club = club_for(record, grace=30.0, lobby_pace=LOBBY_PACE)
     await club.start()
 
     async def enter(request: web.Request) -> web.Response:

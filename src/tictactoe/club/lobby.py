@@ -130,14 +130,15 @@ ENDED_TABLE_KEPT: Final = 1.0
 """Seconds an ended table's authority stays up for its last words to reach its links."""
 
 
-def lobby_pace(cores: int) -> Bucket:
+def lobby_pace(cores: int, rate: float | None = None) -> Bucket:
     """How many snapshots the club sends its lobbies a second, on `cores` cores: as many as the
     players' games can draw with the lobbies' share of the machine (2 cores: 25 a second), in
     bursts of `LOBBIES_BURST` seconds' worth. A change in a quiet club reaches that many lobbies
     at once; in a busy one, once the burst is spent, each lobby owed a snapshot is sent one in
     turn (with 200 lobbies owed, one each 8 s), the changes meanwhile together, and the load of
-    drawing them is spread over time instead of coming all at once."""
-    rate = max(1, cores) * LOBBIES_SHARE / LOBBY_DRAW
+    drawing them is spread over time instead of coming all at once. A `rate` given (the owner's
+    `--lobby-pace`) is taken as it is."""
+    rate = rate or max(1, cores) * LOBBIES_SHARE / LOBBY_DRAW
     return Bucket(rate, burst=rate * LOBBIES_BURST)
 
 

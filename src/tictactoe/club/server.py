@@ -59,6 +59,16 @@ def _port(text: str) -> int:
     return port
 
 
+def _pace(text: str) -> float:
+    try:
+        pace = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 1 <= pace <= 100_000:
+        raise argparse.ArgumentTypeError("a pace is from 1 to 100000 lobby changes a second")
+    return pace
+
+
 def club_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tictactoe club",
@@ -116,6 +126,14 @@ def club_parser() -> argparse.ArgumentParser:
         metavar="ADDR",
         help="with --database: the address the other club processes reach this one's tables at"
         " (default 127.0.0.1: every process on this machine)",
+    )
+    parser.add_argument(
+        "--lobby-pace",
+        type=_pace,
+        default=None,
+        metavar="N",
+        help="the most lobby changes sent a second, over all lobbies, past a burst (default: 25"
+        " for each 2 cores): more keeps a busy club's lobbies fresher, fewer its moves faster",
     )
     parser.add_argument(
         "--proxy-protocol",
@@ -177,7 +195,12 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     from tictactoe.record.club_store import ClubStore
 
     assert isinstance(key, asyncssh.SSHKey)
-    club = club_for(cast(ClubStore, record), grace=args.grace, address=args.cluster_address)
+    club = club_for(
+        cast(ClubStore, record),
+        grace=args.grace,
+        address=args.cluster_address,
+        lobby_pace=args.lobby_pace,
+    )
     await club.start()
     warm = WarmParent(SESSION_MODULES)
     await warm.start()
@@ -239,14 +262,23 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     return status
 
 
-def club_for(record: ClubStore, *, grace: float, address: str | None = None) -> Club:
+def club_for(
+    record: ClubStore,
+    *,
+    grace: float,
+    address: str | None = None,
+    lobby_pace: float | None = None,
+) -> Club:
     """The club over `record`: one of several processes (a `Cluster`) when it is PostgreSQL,
-    its tables listening on `address` (default: loopback, one machine); else a club alone."""
-    from tictactoe.club.lobby import Club
+    its tables listening on `address` (default: loopback, one machine); else a club alone. Its
+    lobbies are sent at most `lobby_pace` changes a second past a burst (default: from the
+    machine's cores, `tictactoe.club.lobby.lobby_pace`)."""
+    from tictactoe.club import lobby
 
+    pace = None if lobby_pace is None else lobby.lobby_pace(1, lobby_pace)
     club_pg = sys.modules.get("tictactoe.record.club_pg")  # loaded when the store is PostgreSQL
     if club_pg is None or not isinstance(record, club_pg.PostgresClubRecord):
-        return Club(record, grace=grace)
+        return lobby.Club(record, grace=grace, pace=pace)
     ours = logging.getLogger("tictactoe")
     for handler in ours.handlers:  # the pool's words go to the club's log, not its terminal
         logging.getLogger("psycopg").addHandler(handler)
@@ -255,4 +287,4 @@ def club_for(record: ClubStore, *, grace: float, address: str | None = None) -> 
     from tictactoe.club.cluster import Cluster
 
     cluster = Cluster(record, address=address or "127.0.0.1")
-    return Club(cluster.store, grace=grace, cluster=cluster)
+    return lobby.Club(cluster.store, grace=grace, cluster=cluster, pace=pace)
