@@ -60,6 +60,28 @@ async def test_the_footer_shows_the_game_keys_again_after_the_terminal_was_too_s
         assert "Undo" in shown and "Hint" in shown and "Quit" in shown, shown
 
 
+async def test_the_footer_follows_the_size_after_a_dialog_was_on_top_of_the_game(
+    start: Start,
+) -> None:
+    """The footer's keys are asked for again only when the terminal crosses the minimum size:
+    a game under a dialog while the terminal shrank, shown again while it is too small (the
+    dialog closed by the app, as a click would), shows its keys once the terminal is large
+    enough again."""
+    async with start(**HOT_SEAT) as ui:
+        await ui.press("x", "question_mark")
+        assert isinstance(ui.app.screen, HelpScreen)
+        await ui.pilot.resize_terminal(*TINY)
+        await ui.pilot.pause()
+        await ui.app.pop_screen()
+        await ui.pilot.pause()
+        assert isinstance(ui.app.screen, GameScreen)
+        assert "Undo" not in footer_text(ui.app.screen)
+        await ui.pilot.resize_terminal(*SIZE)
+        await ui.pilot.pause()
+        shown = footer_text(ui.app.screen)
+        assert "Undo" in shown and "Hint" in shown and "Quit" in shown, shown
+
+
 async def test_the_mark_dialog_ignores_its_keys_while_the_terminal_is_too_small(
     start: Start,
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any, Final
 from weakref import WeakKeyDictionary
 
+from textual import events
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -20,6 +22,11 @@ TOO_SMALL: Final = f"Enlarge to {MIN_WIDTH}×{MIN_HEIGHT}"
 def too_small(screen: Screen[Any]) -> bool:
     """Whether `screen` is below the minimum size (the app's breakpoints say so)."""
     return screen.has_class("-too-narrow") or screen.has_class("-too-short")
+
+
+def _below(size: Size) -> bool:
+    """Whether a terminal of `size` is below the minimum size (as the breakpoints will say)."""
+    return size.width < MIN_WIDTH or size.height < MIN_HEIGHT
 
 
 class TooSmall(Static):
@@ -42,9 +49,12 @@ class MinimumSize:
         assert isinstance(self, Screen)
         return not too_small(self)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         assert isinstance(self, Screen)
-        self.refresh_bindings()  # the footer shows the keys again above the minimum size
+        small = _below(event.size)
+        if small != _SMALL.get(self, False):  # the footer's keys: none below, all above
+            _SMALL[self] = small
+            self.refresh_bindings()
         if too_small(self):
             if self.focused is not None:
                 _FOCUSED[self] = self.focused
@@ -56,6 +66,9 @@ class MinimumSize:
 
 _FOCUSED: WeakKeyDictionary[Screen[Any], Widget] = WeakKeyDictionary()
 """The focused widget of each screen made too small, to give the focus back to."""
+_SMALL: WeakKeyDictionary[Screen[Any], bool] = WeakKeyDictionary()
+"""Whether each screen's footer was last made below the minimum size: its keys are asked for
+again (a footer made again, 2 of 6 times as the lobby comes up) only when that changes."""
 
 
 def _refocus(widget: Widget) -> None:
