@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Final
 from weakref import WeakKeyDictionary
 
-from textual import events
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
@@ -49,9 +48,9 @@ class MinimumSize:
         assert isinstance(self, Screen)
         return not too_small(self)
 
-    def on_resize(self, event: events.Resize) -> None:
+    def on_resize(self) -> None:
         assert isinstance(self, Screen)
-        small = _below(event.size)
+        small = _below(self.app.size)  # the terminal's new size (the screen's is set after)
         if small != _SMALL.get(self, False):  # the footer's keys: none below, all above
             _SMALL[self] = small
             self.refresh_bindings()
