@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tictactoe.club.link import LobbyLink
-from tictactoe.club.lobby import CLUB_TOKEN, LOBBIES_BURST, Club, lobby_pace
+from tictactoe.club.lobby import CLUB_TOKEN, LOBBIES_BURST, Club, lobby_pace, lobby_rate
 from tictactoe.club.server import club_for, club_parser
 from tictactoe.doors.bounds import Bucket
 from tictactoe.online.lobby import CloseTable, LobbyNews, OpenTable, Snapshot
@@ -31,7 +31,7 @@ RATE = 2.0
 
 
 def test_the_pace_is_what_the_lobbies_share_of_the_cores_draws() -> None:
-    two, four = lobby_pace(2), lobby_pace(4)
+    two, four = lobby_pace(lobby_rate(2)), lobby_pace(lobby_rate(4))
     assert 20 <= two.rate <= 100  # 10-40 ms a lobby's drawing, on 2 cores: half a core
     assert four.rate == 2 * two.rate
     assert two.burst >= 200  # a change in a quiet club: 200 lobbies at once
@@ -117,6 +117,6 @@ def test_the_owner_sets_the_pace(tmp_path: Path, capsys: pytest.CaptureFixture[s
         paced = club_for(record, grace=1.0, lobby_pace=40.0)
         assert (paced.pace.rate, paced.pace.burst) == (40.0, 40.0 * LOBBIES_BURST)
         cores = len(os.sched_getaffinity(0))
-        assert club_for(record, grace=1.0).pace.rate == lobby_pace(cores).rate
+        assert club_for(record, grace=1.0).pace.rate == lobby_rate(cores)
     finally:
         record.close()

@@ -5,7 +5,7 @@
   its own (`CLUB_TOKEN`, in its game's environment), which its game shows the lobby to be known;
 - each player's game keeps one lobby websocket (`/lobby`): it is sent a `Snapshot` of the lobby
   after every change (at once; the changes within `PUBLISH_AFTER` seconds after it, together),
-  and only when what it shows has changed; the club sends at most `lobby_pace` of them a second
+  and only when what it shows has changed; the club sends at most `lobby_rate` of them a second
   (a busy club's lobbies, each drawing every change, would take the tables' share of the
   machine): past it, each lobby in turn, except for a change in what it shows of its player
   (sent at once); it asks to open a table, sit, be paired, watch, or
@@ -130,15 +130,19 @@ ENDED_TABLE_KEPT: Final = 1.0
 """Seconds an ended table's authority stays up for its last words to reach its links."""
 
 
-def lobby_pace(cores: int, rate: float | None = None) -> Bucket:
-    """How many snapshots the club sends its lobbies a second, on `cores` cores: as many as the
-    players' games can draw with the lobbies' share of the machine (2 cores: 25 a second), in
-    bursts of `LOBBIES_BURST` seconds' worth. A change in a quiet club reaches that many lobbies
-    at once; in a busy one, once the burst is spent, each lobby owed a snapshot is sent one in
-    turn (with 200 lobbies owed, one each 8 s), the changes meanwhile together, and the load of
-    drawing them is spread over time instead of coming all at once. A `rate` given (the owner's
-    `--lobby-pace`) is taken as it is."""
-    rate = rate or max(1, cores) * LOBBIES_SHARE / LOBBY_DRAW
+def lobby_rate(cores: int) -> float:
+    """How many snapshots the club sends its lobbies a second, on `cores` cores, unless its owner
+    says (`--lobby-pace`): as many as the players' games can draw with the lobbies' share of the
+    machine (2 cores: 25 a second)."""
+    return max(1, cores) * LOBBIES_SHARE / LOBBY_DRAW
+
+
+def lobby_pace(rate: float) -> Bucket:
+    """The club's lobbies sent `rate` snapshots a second, in bursts of `LOBBIES_BURST` seconds'
+    worth. A change in a quiet club reaches that many lobbies at once; in a busy one, once the
+    burst is spent, each lobby owed a snapshot is sent one in turn (200 lobbies owed, at 25 a
+    second: one each 8 s), the changes meanwhile together, and the load of drawing them is
+    spread over time instead of coming all at once."""
     return Bucket(rate, burst=rate * LOBBIES_BURST)
 
 
@@ -251,7 +255,7 @@ class Club:
     ) -> None:
         self.record = record
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        self.pace = pace or lobby_pace(cores or 1)
+        self.pace = pace or lobby_pace(lobby_rate(cores or 1))
         """The snapshots sent to lobbies for others' changes, a second (`lobby_pace`)."""
         self.cluster = cluster
         """This process's part in a club of several processes (`tictactoe.club.cluster`)."""

@@ -275,7 +275,7 @@ def club_for(
     machine's cores, `tictactoe.club.lobby.lobby_pace`)."""
     from tictactoe.club import lobby
 
-    pace = None if lobby_pace is None else lobby.lobby_pace(1, lobby_pace)
+    pace = None if lobby_pace is None else lobby.lobby_pace(lobby_pace)
     club_pg = sys.modules.get("tictactoe.record.club_pg")  # loaded when the store is PostgreSQL
     if club_pg is None or not isinstance(record, club_pg.PostgresClubRecord):
         return lobby.Club(record, grace=grace, pace=pace)

@@ -128,7 +128,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         super().__init__()
         self._ready = False
         """Whether the tables have their columns: a snapshot before that waits for them."""
-        self._shown: dict[str, str] = {}
+        self._you = ""
         """The line about the player as shown: unchanged, it is not put again."""
         self._rows: dict[str, list[tuple[str, list[str]]]] = {}
         """What each list shows, as text, by its id: a row's key and its cells."""
@@ -154,8 +154,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
             line += " · waiting at your table for someone to sit (c takes it back)"
         if you.offered_by is not None:
             line += f" · {you.offered_by} offers you a rematch: r takes it"
-        if line != self._shown.get("you"):
-            self._shown["you"] = line
+        if line != self._you:
+            self._you = line
             self.query_one("#you", Static).update(Text(line))
         self._fill("open", [(row.id, self._open_row(row)) for row in snapshot.open])
         self._fill("playing", [(row.id, self._playing_row(row)) for row in snapshot.playing])
