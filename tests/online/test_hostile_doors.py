@@ -67,7 +67,10 @@ def alice(tmp_path: Path) -> Iterator[HostTerminal]:
 async def strangers_at_the_web_door(address: str) -> list[int]:
     """Code-less websockets, forged tickets, wrong codes, a rebinding Host: the statuses."""
     statuses: list[int] = []
-    async with aiohttp.ClientSession() as session:
+    # A connection each: the door closes a kept-alive one idle past its deadline, and a request
+    # sent on it as it closes would fail as at any server (a browser sends it again).
+    connector = aiohttp.TCPConnector(force_close=True)
+    async with aiohttp.ClientSession(connector=connector) as session:
         for path in ["/ws", "/ws/forged-ticket", "/ws/"] * 10:
             with contextlib.suppress(aiohttp.WSServerHandshakeError):
                 async with session.ws_connect(address.rstrip("/") + path) as ws:
