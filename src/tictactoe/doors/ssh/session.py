@@ -3,8 +3,9 @@
 - a session without a terminal, and a full door, are told why in a sentence: no game starts;
 - the terminal type and size the person's `ssh` reports are taken when they are sane, and
   every change of size reaches the game;
-- input is paced (`INPUT_RATE` bytes a second; past that, reading pauses and SSH's flow
-  control holds the sender back), and waits while the game's terminal is full;
+- input is paced (`INPUT_RATE` bytes a second past a paste's `INPUT_BURST`; past that,
+  reading pauses and SSH's flow control holds the sender back), and waits while the game's
+  terminal is full;
 - one command is taken: `plain` (`ssh -p PORT CODE@HOST plain`), the game line by line for a
   screen reader or a braille display (`tictactoe.lines`), with or without a terminal of the
   person's own; every other command, and subsystems (SFTP), are refused.
@@ -54,9 +55,15 @@ CHANNEL_WINDOW: Final = 16 * 1024
 """Bytes of a person's input the door takes before waiting for the game to read them: far more
 than typing needs, and little for a game to catch up with after a flood."""
 
-INPUT_RATE: Final = 16 * 1024
-"""Bytes of a person's input a session takes a second, in bursts of `CHANNEL_WINDOW`: far more
-than anyone types or pastes, far less than a flood."""
+INPUT_RATE: Final = 1024 * 1024
+"""Bytes of a person's input a session takes a second, past `INPUT_BURST`: far more than anyone
+types, so that a key typed after a paste does not wait behind it (PRODUCT.md: within 2 s; a
+megabyte's paste then a move: the move shown in 0.43 s), and a flood held to it costs the door
+and the game about 5 % of a core each (the game drops a flood's runs of characters no key takes,
+`tictactoe.adapters.terminal_input`)."""
+
+INPUT_BURST: Final = 2 * 1024 * 1024
+"""Bytes of a person's input a session takes at once: a long paste, whole."""
 
 PLAIN: Final = "plain"
 """The command that asks for the game line by line."""
@@ -151,7 +158,7 @@ class Session(asyncssh.SSHServerSession[bytes]):
         self.plain = False
         """Whether the person asked for the game line by line (`PLAIN`)."""
         self._unstarted: asyncio.TimerHandle | None = None
-        self._input = Bucket(INPUT_RATE, CHANNEL_WINDOW)
+        self._input = Bucket(INPUT_RATE, INPUT_BURST)
         self._input_paused: asyncio.TimerHandle | None = None
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
