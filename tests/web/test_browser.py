@@ -30,6 +30,28 @@ async def test_a_win_played_by_keys_is_announced_and_recorded(
     assert recorded_results(served.record) == {"Ada": (1, 0, 0), "Bob": (0, 1, 0)}
 
 
+async def test_a_megabyte_pasted_in_the_tab_and_the_next_moves_count(
+    browser: Browser, served: Served
+) -> None:
+    """PRODUCT.md: after any paste the next key acts within 2 s. The terminal sends a paste as
+    one message; the page sends a long one in parts the door takes (a message past 64 KB
+    closes the tab's connection)."""
+    tab = await Tab.open(browser, served.url)
+    await start_hot_seat(tab, "Ada", "Bob")
+    await tab.page.evaluate(
+        """() => {
+            const pasted = new DataTransfer();
+            pasted.setData("text/plain", "pasted text ".repeat(90000));
+            document.activeElement.dispatchEvent(
+                new ClipboardEvent("paste", { clipboardData: pasted, bubbles: true })
+            );
+        }"""
+    )
+    await tab.type("7", "4", "8", "5", "9")
+    screen = await tab.wait_for("Ada wins!", timeout=10)
+    assert "1. Ada X top-left" in screen
+
+
 async def test_keys_reach_the_game_with_no_focusing_by_hand(
     browser: Browser, served: Served
 ) -> None:
