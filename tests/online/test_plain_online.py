@@ -112,6 +112,7 @@ def test_the_host_hosts_in_words_and_a_friend_plays_full_screen(tmp_path: Path) 
         bob.send(b"1")
         alice.expect(re.escape("Bob (O) takes the bottom left, 1."))
         alice.send(b"7\r")
+        bob.expect(r"3\. Alice X top-left")  # a key before Bob's turn is not his move
         bob.send(b"2")
         alice.expect(re.escape("Bob (O) takes the bottom, 2."))
         alice.send(b"3\r")
