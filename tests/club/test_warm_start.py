@@ -39,6 +39,11 @@ facts = {
     "home": os.environ.get("HOME"),
     "argv": sys.argv[1:],
     "streams": [sys.stdout.encoding, sys.stdout.line_buffering],
+    "mergeable": [
+        line.split()[-1]
+        for line in open("/proc/self/ksm_stat").read().splitlines()
+        if line.startswith("ksm_merge_any")
+    ] if os.path.exists("/proc/self/ksm_stat") else [],
 }
 print("facts " + json.dumps(facts))
 if sys.argv[1] == "wait":
@@ -92,6 +97,12 @@ async def warm(tmp_path: Path) -> AsyncIterator[WarmParent]:
         await parent.stop()
 
 
+def merge_any_known() -> bool:
+    """Whether this kernel says if a process's pages may all be merged (Linux 6.4 on)."""
+    stat = Path("/proc/self/ksm_stat")
+    return stat.exists() and "ksm_merge_any" in stat.read_text()
+
+
 def probe(*args: str) -> list[str]:
     return [sys.executable, "-m", "warm_probe", *args]
 
@@ -120,6 +131,7 @@ async def test_a_warm_game_has_its_terminal_its_environment_and_its_exit_status(
         "home": "/nowhere",
         "argv": ["7"],
         "streams": ["utf-8", True],
+        "mergeable": ["yes"] if merge_any_known() else [],  # KSM may merge its pages
     }
     assert str(facts["name"]).startswith("/dev/")
     await asyncio.wait_for(running, WAIT)
