@@ -246,6 +246,26 @@ def memory(pid: int) -> tuple[float, float, float]:
     return values["Pss"], values["Rss"], values["Private_Clean"] + values["Private_Dirty"]
 
 
+KSM = Path("/sys/kernel/mm/ksm")
+"""The kernel's same-page merging: on when `run` says 1 (`echo 1 > /sys/kernel/mm/ksm/run`)."""
+
+
+def ksm() -> tuple[str, float]:
+    """Whether KSM is on (and how fast it scans), and the CPU seconds its thread has used."""
+    try:
+        state = "on" if (KSM / "run").read_text().strip() == "1" else "off"
+        state += f", {(KSM / 'pages_to_scan').read_text().strip()} pages a scan"
+        state += f" every {(KSM / 'sleep_millisecs').read_text().strip()} ms"
+    except OSError:
+        return "not in this kernel", 0.0
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "ksmd":
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                return state, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return state, 0.0
+
+
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -388,7 +408,13 @@ async def busy_club(
 
 
 async def bench(
-    count: int, data: Path, opened: int, arriving: int, churning: int = 0, every: float = 2.0
+    count: int,
+    data: Path,
+    opened: int,
+    arriving: int,
+    churning: int = 0,
+    every: float = 2.0,
+    settle: float = 5.0,
 ) -> None:
     keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(count)]
     seed(data, keys)
@@ -410,7 +436,9 @@ async def bench(
         await asyncio.gather(*(one(number) for number in range(count)))
         print(f"{count} players in the lobby after {time.perf_counter() - began:.0f} s")
         print(line("first lobby screen", first, TARGETS["first"]))
-        await asyncio.sleep(5)  # settled: every lobby drawn, nobody typing
+        _, scanned = ksm()
+        await asyncio.sleep(settle)  # settled: every lobby drawn, nobody typing
+        merging, scanned_now = ksm()
         processes = tree(club.pid)
         figures = {pid: memory(pid) for pid in processes}
         pss = sum(pss for pss, _, _ in figures.values())
@@ -420,6 +448,10 @@ async def bench(
             f"memory: {pss / count:5.1f} MiB PSS a player ({pss:.0f} MiB over {len(processes)}"
             f" processes), the club itself {figures[club.pid][1]:.0f} MiB resident"
             f"   (target: ≤ {TARGETS['pss']:.0f} MiB a player)"
+        )
+        print(
+            f"        the kernel's KSM: {merging}; its thread"
+            f" {(scanned_now - scanned) / settle:.0%} of a core over the {settle:.0f} s settling"
         )
         if own:
             print(
@@ -503,6 +535,12 @@ def main() -> None:
         "--busy", type=int, default=0, metavar="N", help="players opening and taking back tables"
     )
     parser.add_argument("--every", type=float, default=2.0, help="seconds a busy player's loop")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=5.0,
+        help="seconds in the lobby before the memory is read (longer: the kernel's KSM merges)",
+    )
     args = parser.parse_args()
     count = args.players
     if sys.platform != "linux":
@@ -515,7 +553,9 @@ def main() -> None:
         data = path / "data"
         data.mkdir()
         tables, arriving = max(1, min(args.tables, count - 1)), max(1, args.arriving)
-        asyncio.run(bench(count, data, tables, arriving, max(0, args.busy), args.every))
+        asyncio.run(
+            bench(count, data, tables, arriving, max(0, args.busy), args.every, args.settle)
+        )
 
 
 if __name__ == "__main__":
