@@ -39,8 +39,12 @@ the app's queue, so a flood of input grows the game's memory without bound.
 - what had to be held back so is a flood (a paste into a terminal without bracketed paste,
   garbage): no person types faster than the app reads. Until the input pauses, a run of
   characters that no key binding of the screen takes comes as its first character only (a
-  reminder says once what it would say for each); the keys bound come as typed, in order. So a
-  flood of such characters costs the app a few events, and a move typed after it counts at once.
+  reminder says once what it would say for each), a sequence dropped amid them not ending the
+  run; the keys bound come as typed, in order. So a flood of such characters and garbage costs
+  the app a few events (10 MB of invalid UTF-8 and malformed sequences: taken in 3 s, where an
+  event for each part took over 40), and a move typed after it counts at once. A sequence's
+  parameters are read a run at a time, and a sequence the parser did not know is not asked of
+  it again (a flood repeats the same few).
 
 Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`):
 `textual._xterm_parser.XTermParser`, its `feed` and `tick`, and what it learns of the terminal
@@ -97,6 +101,11 @@ _PLAIN: Final = re.compile(r"[^\x00-\x1f\x7f]+")
 """A run of characters that are no control character: read a run at a time."""
 
 _FINAL_BYTE: Final = re.compile(r"[\x40-\x7e]")
+_PARAMETERS: Final = re.compile(r"[\x20-\x3f]+")
+"""A control sequence's parameter and intermediate bytes: read a run at a time."""
+_UNKNOWN_KEPT: Final = 256
+"""Sequences the parser was found not to know, kept so as not to ask it again (a flood repeats
+the same few): at most this many, then forgotten all at once."""
 _REPLACEMENTS: Final = re.compile(REPLACEMENT + "{2,}")
 
 _TEXT, _ESCAPE, _CSI, _SS3, _CUT = "text", "escape", "csi", "ss3", "cut"
@@ -141,6 +150,9 @@ class KeyReader:
         """The characters that a key binding of the screen takes, as the app last said."""
         self._unbound_run = False
         """Whether the last event of a flood was a character that no binding takes."""
+        self._unknown: set[tuple[str, bool]] = set()
+        """Sequences the parser was found not to know, with its mouse reporting in pixels or
+        not then (the one thing it learns that changes how it reads a sequence)."""
 
     @property
     def pasting(self) -> bool:
@@ -157,6 +169,16 @@ class KeyReader:
         self._last = text[-1]
         position, end = 0, len(text)
         while position < end:
+            if self._state == _CSI and (parameters := _PARAMETERS.match(text, position)):
+                # As `_read` takes them one by one: a sequence past its longest is dropped.
+                room = _LONGEST_SEQUENCE - 1 - len(self._csi)
+                taken = parameters.group()[:room]
+                self._csi += taken
+                position += len(taken)
+                if len(taken) < len(parameters.group()):
+                    self._csi = ""
+                    self._state = _CUT
+                continue
             run = None if self._csi else _PLAIN.match(text, position)
             if run is not None and self._state in (_TEXT, _CUT, _STRING, _STRING_CUT, _PASTE):
                 yield from self._read_run(run.group())
@@ -275,10 +297,17 @@ class KeyReader:
         if final < "\x20" or final == "\x7f":  # SS3 and a control key: no sequence, the key
             yield from self._read(final)
             return
-        self._unbound_run = False
+        known = (sequence, bool(self._parser.mouse_pixels))
+        if known in self._unknown:
+            return
         found = [event for part in sequence for event in self._parse(part)]
         if not found:  # unknown to the parser, which would type it out later: dropped
             self._parser = self._fresh_parser()
+            if len(self._unknown) >= _UNKNOWN_KEPT:
+                self._unknown.clear()
+            self._unknown.add(known)
+            return  # nothing typed: a flood's run of unbound characters goes on past it
+        self._unbound_run = False
         yield from found
 
     def _read_pasted(self, character: str) -> Iterator[Message]:
