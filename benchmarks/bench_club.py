@@ -433,9 +433,19 @@ async def bench(
             first.append(took)
 
         began = time.perf_counter()
+        club_before, clients_before = cpu([club.pid]), time.process_time()
+        games_before = cpu(tree(club.pid)[1:])  # the warm parent's warm-up
         await asyncio.gather(*(one(number) for number in range(count)))
         print(f"{count} players in the lobby after {time.perf_counter() - began:.0f} s")
         print(line("first lobby screen", first, TARGETS["first"]))
+        arrived = tree(club.pid)
+        print(
+            "        CPU an arrival: the club"
+            f" {(cpu([club.pid]) - club_before) / count * 1000:.0f} ms, the warm parent and"
+            f" the player's game {(cpu(arrived[1:]) - games_before) / count * 1000:.0f} ms,"
+            " the SSH client"
+            f" (this benchmark) {(time.process_time() - clients_before) / count * 1000:.0f} ms"
+        )
         _, scanned = ksm()
         await asyncio.sleep(settle)  # settled: every lobby drawn, nobody typing
         merging, scanned_now = ksm()
