@@ -7,6 +7,7 @@ a braille display.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from app.test_process import Terminal
+from app.test_stray_bytes import play, rss_of_tree, shown
 from tictactoe.core.narration import LINE
 from tictactoe.record import GameRecord
 
@@ -182,3 +185,30 @@ def test_the_line_mode_is_a_setting_kept_until_f_turns_it_off(tmp_path: Path) ->
     assert "f: the full screen from the next start." in said.splitlines()
     assert "The next game starts on the full screen." in said.splitlines()
     assert json.loads(settings.read_text())["plain"] is False
+
+
+def test_a_flood_of_lines_is_held_back_in_the_terminal_not_queued_in_the_game() -> None:
+    """Lines pasted faster than the game answers them, its answers not read (as a client that
+    floods and never reads): the game reads no more than it can answer soon, the rest waits in
+    the terminal (19 MiB of lines used to be read and queued as they came: the game grew from 26
+    to 577 MiB). Then the move typed counts."""
+    game = Terminal("--plain", *HOT_SEAT)
+    shown(game, "Ada, choose X or O:")
+    play(game, b"x\r", then="Ada (X), your move:")
+    time.sleep(0.3)
+    before = rss_of_tree(game.pid)
+    os.set_blocking(game.fd, False)  # as fast as the terminal takes them, for 4 s
+    deadline = time.monotonic() + 4
+    while time.monotonic() < deadline:
+        with contextlib.suppress(BlockingIOError):
+            os.write(game.fd, b"hello there\r" * 5000)
+        time.sleep(0.001)
+    os.set_blocking(game.fd, True)
+    grown = rss_of_tree(game.pid) - before
+    assert game.status(block=False) is None, "the game ended"
+    assert grown < 30 * 1024 * 1024, f"the game grew by {grown / 2**20:.0f} MiB"
+    os.write(game.fd, b"\r")  # the end of the line the flood stopped in
+    game.drain()
+    play(game, b"5\r", then="Ada (X) takes the centre, 5.", timeout=60)
+    os.write(game.fd, b"q\r")
+    assert game.finish() == 0

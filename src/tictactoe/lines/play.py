@@ -34,6 +34,11 @@ UNSAVED: Final = 3
 
 _LEVELS: Final = {"e": Level.EASY, "m": Level.MEDIUM, "h": Level.HARD}
 
+MOST_WAITING: Final = 64
+"""Lines read and not yet answered, at most: past them the reading waits and what is typed
+waits in the terminal (a flood of lines, read and queued as it came, grew a game by hundreds of
+megabytes)."""
+
 
 def play_lines(config: GameConfig, source: TextIO | None = None, out: TextIO | None = None) -> int:
     """Play line by line on `source` and `out` (standard input and output); the exit status."""
@@ -53,7 +58,8 @@ def plain_streams(source: TextIO | None, out: TextIO | None) -> tuple[TextIO, Te
 
 class LineSession:
     """Lines read from `source` by a thread of their own, handed to the loop in the order
-    typed; sentences written to `out`. `stop` ends the reading (a signal, or `q`)."""
+    typed, at most `MOST_WAITING` at a time; sentences written to `out`. `stop` ends the
+    reading (a signal, or `q`)."""
 
     def __init__(self, source: TextIO, out: TextIO) -> None:
         self.source = source
@@ -61,6 +67,8 @@ class LineSession:
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
         self.status: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._room = threading.Semaphore(MOST_WAITING)
+        """Places for lines read and not yet taken: the reading thread waits for one."""
 
     def stop(self, status: int = 0) -> None:
         """Leave with `status` (a signal's, or 0 for `q`)."""
@@ -76,7 +84,10 @@ class LineSession:
         """The next line typed, or None at the end of input (or once leaving)."""
         if self.status is not None:
             return None
-        return await self.lines.get()
+        line = await self.lines.get()
+        if line is not None:
+            self._room.release()
+        return line
 
     def start_reading(self) -> None:
         """Read standard input from now on (on the running loop)."""
@@ -95,6 +106,9 @@ class LineSession:
         assert self._loop is not None
         with contextlib.suppress(OSError, ValueError):
             for raw in iter(self.source.readline, ""):
+                while not self._room.acquire(timeout=0.5):
+                    if self.status is not None:  # leaving: nobody takes lines any more
+                        return
                 self._loop.call_soon_threadsafe(self.lines.put_nowait, raw)
         with contextlib.suppress(RuntimeError):  # the loop has closed
             self._loop.call_soon_threadsafe(self.lines.put_nowait, None)  # the end: as q
