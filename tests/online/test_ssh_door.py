@@ -481,6 +481,29 @@ async def test_after_a_megabyte_pasted_the_next_key_reaches_the_game_within_seco
     print(f"the key after a megabyte's paste: {time.monotonic() - started:.2f} s")
 
 
+async def test_the_doors_sessions_together_take_no_more_than_its_own_pace(doors: Doors) -> None:
+    """Each session takes a paste at once; all of them together take no more than the door's
+    own pace (`input_rate` bytes a second past twice as many): three floods at once, each far
+    within its session's pace, get 128 KB and 64 KB a second between them, not 3 MB at once."""
+    _, port = await doors.open(codes=False, input_rate=64 * 1024)
+    floods = [(await game(await doors.connect(port, user=f"flood{n}")))[0] for n in range(3)]
+    echoed = [0, 0, 0]
+
+    async def read(number: int) -> None:
+        while data := await floods[number].stdout.read(65536):
+            echoed[number] += len(data)
+
+    readers = [asyncio.create_task(read(number)) for number in range(3)]
+    for flood in floods:
+        flood.stdin.write(b"x" * 1024 * 1024)
+    await asyncio.sleep(2.0)
+    for reader in readers:
+        reader.cancel()
+    taken = sum(echoed)
+    assert taken < 512 * 1024, f"the door took {taken // 1024} KB in 2 s, all sessions together"
+    assert all(echoed), echoed  # each had its share
+
+
 async def test_a_game_that_reads_slowly_holds_its_sender_to_its_own_pace(doors: Doors) -> None:
     """While a game's terminal is full, the door takes no more than the game reads, whatever
     its own pace (1 MB/s) allows: the rest would pile up in the door for as long as the

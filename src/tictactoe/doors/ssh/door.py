@@ -55,10 +55,16 @@ import asyncssh
 
 from tictactoe.adapters.ssh_channel import limit_environment
 from tictactoe.core.codes import normalise_code
-from tictactoe.doors.bounds import peer_address, printable
+from tictactoe.doors.bounds import Bucket, peer_address, printable
 from tictactoe.doors.proxy import BadHeader, read_header
 from tictactoe.doors.ssh.gate import Admission, Gate
-from tictactoe.doors.ssh.session import CHANNEL_WINDOW, SAFE_VALUE, Session, SessionInfo
+from tictactoe.doors.ssh.session import (
+    CHANNEL_WINDOW,
+    DOOR_INPUT_RATE,
+    SAFE_VALUE,
+    Session,
+    SessionInfo,
+)
 from tictactoe.doors.ssh.terminal import Spawner
 from tictactoe.doors.throttle import Throttle
 
@@ -131,6 +137,7 @@ class SshDoor:
         start_game: Spawner | None = None,
         proxy_protocol: bool = False,
         header_timeout: float = 5.0,
+        input_rate: float = DOOR_INPUT_RATE,
     ) -> None:
         self.host_key = host_key
         """The server's key: clients check its fingerprint."""
@@ -168,6 +175,9 @@ class SshDoor:
         is noticed within `keepalive * (keepalive_count + 1)` seconds."""
         self.start_game = start_game
         """How a game's process is started on its terminal: exec when None."""
+        self.input_pace = Bucket(input_rate, 2 * input_rate)
+        """The input of all the door's sessions together, `input_rate` bytes a second past a
+        burst of twice as many (each session's own pace is `INPUT_RATE`)."""
         self.relayed: dict[tuple[str, int], str] = {}
         """Connections a relay (`tictactoe.doors.relay`) passes on to this door, by their own
         address and port on this machine, and the address each came to the relay from: the one

@@ -3,9 +3,9 @@
 - a session without a terminal, and a full door, are told why in a sentence: no game starts;
 - the terminal type and size the person's `ssh` reports are taken when they are sane, and
   every change of size reaches the game;
-- input is paced (`INPUT_RATE` bytes a second past a paste's `INPUT_BURST`; past that,
-  reading pauses and SSH's flow control holds the sender back), and waits while the game's
-  terminal is full;
+- input is paced (`INPUT_RATE` bytes a second past a paste's `INPUT_BURST`, and the door's
+  sessions together `DOOR_INPUT_RATE`; past that, reading pauses and SSH's flow control holds
+  the sender back), and waits while the game's terminal is full;
 - one command is taken: `plain` (`ssh -p PORT CODE@HOST plain`), the game line by line for a
   screen reader or a braille display (`tictactoe.lines`), with or without a terminal of the
   person's own; every other command, and subsystems (SFTP), are refused.
@@ -34,6 +34,7 @@ from tictactoe.doors.ssh.terminal import Spawner, TerminalGame
 
 __all__ = [
     "CHANNEL_WINDOW",
+    "DOOR_INPUT_RATE",
     "INPUT_RATE",
     "NO_TERMINAL",
     "Door",
@@ -64,6 +65,12 @@ and the game about 5 % of a core each (the game drops a flood's runs of characte
 
 INPUT_BURST: Final = 2 * 1024 * 1024
 """Bytes of a person's input a session takes at once: a long paste, whole."""
+
+DOOR_INPUT_RATE: Final = 4 * 1024 * 1024
+"""Bytes of input the door takes a second from all its sessions together, past a burst of
+twice as many: however many sessions flood at once, they cost the door and their games a fifth
+of a core or less each (eight floods through `serve`: the door 16 %, the games 18 % between
+them; one flood at its session's own 1 MB a second: 6 % and 4 %)."""
 
 PLAIN: Final = "plain"
 """The command that asks for the game line by line."""
@@ -97,6 +104,8 @@ class Door(Protocol):
     login_timeout: float
     max_sessions: int
     start_game: Spawner | None
+    input_pace: Bucket
+    """The input of all the door's sessions together (`DOOR_INPUT_RATE`)."""
 
     @property
     def sessions(self) -> int: ...
@@ -279,7 +288,7 @@ class Session(asyncssh.SSHServerSession[bytes]):
         if self.game is None or datatype is not None:
             return
         self.game.send(data)
-        late = self._input.take(len(data))
+        late = max(self._input.take(len(data)), self.door.input_pace.take(len(data)))
         if late > 0 and self._input_paused is None and self.channel is not None:
             # Past the rate: take no more until the bucket has refilled.
             self.channel.pause_reading()
