@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -21,8 +22,9 @@ if sys.platform == "win32":
 
 from club.test_club_end_to_end import open_club
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
+from tictactoe.club.server import MERGING_OFF
 from tictactoe.doors.ssh.terminal import TerminalGame
-from tictactoe.doors.warm import WarmGame, WarmParent
+from tictactoe.doors.warm import WarmGame, WarmParent, merging_off
 
 PROBE = """
 import json, os, sys, time
@@ -195,6 +197,8 @@ def test_no_game_and_no_warm_parent_is_left_once_the_club_stops(tmp_path: Path) 
             player.expect("Open tables")
         processes = tree(club.server.pid)
         assert len(processes) == 4  # the club, its warm parent, and a game for each player
+        if merging_off():  # the owner is told what KSM would save
+            club.server.expect(re.escape(MERGING_OFF))
         os.kill(club.server.pid, signal.SIGTERM)
         assert club.server.finish() == 128 + signal.SIGTERM
         deadline = time.monotonic() + WAIT
@@ -221,3 +225,13 @@ def tree(root: int) -> list[int]:
         found.append(pid)
         todo += children.get(pid, [])
     return found
+
+
+def test_the_club_says_what_ksm_would_save_only_where_it_is_off(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.write_text("0\n")
+    assert merging_off(run)
+    run.write_text("1\n")
+    assert not merging_off(run)
+    assert not merging_off(tmp_path / "absent")  # a kernel without KSM: nothing to say
+    assert '"Running a club"' in MERGING_OFF

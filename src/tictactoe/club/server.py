@@ -40,6 +40,11 @@ SESSION_MODULES: Final = (
 )
 """What a player's session imports, imported once (and its lobby drawn once, headless) by the
 warm parent that forks each session's game (`tictactoe.doors.warm`)."""
+MERGING_OFF: Final = (
+    "Each player takes about 22 MiB of memory here; with the kernel's KSM on, about 10"
+    ' (README, "Running a club").'
+)
+"""Said at the start where the kernel could merge the games' pages and does not."""
 PLAYERS_LEAVE_WITHIN: Final = 1.0
 """Seconds the players' games have to end by themselves when the club closes."""
 
@@ -191,7 +196,7 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     import asyncssh
 
     from tictactoe.doors.ssh import SshDoor, fingerprint
-    from tictactoe.doors.warm import WarmParent
+    from tictactoe.doors.warm import WarmParent, merging_off
     from tictactoe.record.club_store import ClubStore
 
     assert isinstance(key, asyncssh.SSHKey)
@@ -250,6 +255,8 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     )
     if web is not None:
         print(f"Browsers open {web.address} (each tab a guest)", flush=True)
+    if merging_off():
+        print(MERGING_OFF, flush=True)
     await stopped.wait()
     await club.stop("The club has closed.")
     deadline = loop.time() + PLAYERS_LEAVE_WITHIN

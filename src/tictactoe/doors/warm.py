@@ -49,9 +49,10 @@ import socket
 import struct
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Final, NoReturn
 
-__all__ = ["WarmGame", "WarmParent"]
+__all__ = ["KSM_RUN", "WarmGame", "WarmParent", "merging_off"]
 
 log = logging.getLogger("tictactoe.online")
 
@@ -458,6 +459,19 @@ def _run(argv: list[str]) -> int:
         print(code, file=sys.stderr)
         return 1
     return 0
+
+
+KSM_RUN: Final = Path("/sys/kernel/mm/ksm/run")
+"""Whether the kernel's same-page merging runs: 1 when it does (the machine owner's setting)."""
+
+
+def merging_off(run: Path = KSM_RUN) -> bool:
+    """Whether this kernel could merge the games' pages (KSM) and does not, its owner not having
+    turned it on: the club then says what turning it on would save."""
+    try:
+        return run.read_text().strip() == "0"
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _mergeable() -> None:
