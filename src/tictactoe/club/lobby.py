@@ -814,15 +814,15 @@ class Club:
             table.id, (table.opener,), table.rated, table.matches, rating, rematch=rematch
         )
 
-    def _snapshot_text(self, handle: str, guest: bool) -> tuple[str, _Own]:
+    def _snapshot_text(self, handle: str, guest: bool, own: _Own) -> str:
         """`lobby_json(self.snapshot(handle, guest))`, the same text, with the part every lobby
         shares (the tables, the ladder) made and serialised once a change (`_shared_part`): only
-        a player's own part (who, rating, recent matches) is made for each lobby; and that part."""
+        a player's own part (`own`, from `_own_part`) is made for each lobby."""
         shared = self._shared_part()
-        you, recent = own = self._own_part(handle, guest)
         if handle in shared.involved:  # a rematch is offered to them, or by them: their own list
-            return lobby_json(self.snapshot(handle, guest)), own
-        return snapshot_json(you, recent, shared.text), own
+            return lobby_json(self.snapshot(handle, guest))
+        you, recent = own
+        return snapshot_json(you, recent, shared.text)
 
     def _own_part(self, handle: str, guest: bool) -> _Own:
         """What `handle`'s lobby shows of the player alone: who, the rating, the table waited at
@@ -946,9 +946,10 @@ class Club:
                         log.warning("the club's record could not be read: %s", error)
                     if lobby.closing:
                         continue
+                    own = self._own_part(member.handle, member.guest)
                     if lobby.turn:
                         lobby.turn = False
-                    elif self._own_part(member.handle, member.guest) != lobby.own:
+                    elif own != lobby.own:
                         pass  # the player's own change goes at once (its turn is kept)
                     elif lobby.due is not None:
                         continue  # others' changes wait for this lobby's turn
@@ -957,7 +958,7 @@ class Club:
                         lobby.due = loop.call_later(late, self._due, lobby)
                         continue
                     lobby.stale = False
-                    text, own = self._snapshot_text(member.handle, member.guest)
+                    text = self._snapshot_text(member.handle, member.guest, own)
                     if text != lobby.shown and len(text.encode()) <= MAX_LOBBY_MESSAGE:
                         lobby.shown, lobby.own = text, own
                         await lobby.ws.send_str(text)
