@@ -54,10 +54,15 @@ async def test_the_footer_shows_the_game_keys_again_after_the_terminal_was_too_s
         await ui.press("x")
         await ui.pilot.resize_terminal(*TINY)
         await ui.pilot.pause()
-        await ui.pilot.resize_terminal(*SIZE)
-        await ui.pilot.pause()
-        shown = footer_text(ui.app.screen)
-        assert "Undo" in shown and "Hint" in shown and "Quit" in shown, shown
+        await footer_keys_back_at_full_size(ui)
+
+
+async def footer_keys_back_at_full_size(ui: Driver) -> None:
+    """The terminal grown back to full size: the game's footer shows its keys."""
+    await ui.pilot.resize_terminal(*SIZE)
+    await ui.pilot.pause()
+    shown = footer_text(ui.app.screen)
+    assert "Undo" in shown and "Hint" in shown and "Quit" in shown, shown
 
 
 async def test_the_footer_follows_the_size_after_a_dialog_was_on_top_of_the_game(
@@ -76,10 +81,7 @@ async def test_the_footer_follows_the_size_after_a_dialog_was_on_top_of_the_game
         await ui.pilot.pause()
         assert isinstance(ui.app.screen, GameScreen)
         assert "Undo" not in footer_text(ui.app.screen)
-        await ui.pilot.resize_terminal(*SIZE)
-        await ui.pilot.pause()
-        shown = footer_text(ui.app.screen)
-        assert "Undo" in shown and "Hint" in shown and "Quit" in shown, shown
+        await footer_keys_back_at_full_size(ui)
 
 
 async def test_the_mark_dialog_ignores_its_keys_while_the_terminal_is_too_small(
