@@ -313,10 +313,11 @@ def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: RunningClu
         players[other].from_now()
         players[chooser].from_now().send(mark.lower().encode())
         players[other].expect(rf"{chooser} \({mark}\) to move")  # the chooser moves first
-        move(players[chooser], b"7", players[other], f"{chooser} {mark} top-left")
-        move(players[other], b"4", players[chooser], f"{other} {'XO'[mark == 'X']} left")
-        move(players[chooser], b"8", players[other], f"{chooser} {mark} top")
-        move(players[other], b"5", players[chooser], f"{other} {'XO'[mark == 'X']} centre")
+        # Numbered: "bob O top" alone is also in "1. bob O top-left", drawn again at each move.
+        move(players[chooser], b"7", players[other], rf"1\. {chooser} {mark} top-left")
+        move(players[other], b"4", players[chooser], rf"2\. {other} {'XO'[mark == 'X']} left")
+        move(players[chooser], b"8", players[other], rf"3\. {chooser} {mark} top\b(?!-)")
+        move(players[other], b"5", players[chooser], rf"4\. {other} {'XO'[mark == 'X']} centre")
         if number < 3:
             move(players[chooser], b"9", players[other], f"{chooser} wins!")
         else:  # the series ends with this move: both go back to the lobby at once
