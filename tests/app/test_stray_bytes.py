@@ -163,6 +163,7 @@ def test_ten_megabytes_of_garbage_are_taken_within_seconds_and_the_next_moves_co
     assert game.status(block=False) is None, "the game ended"
     assert sent >= size, f"the game took {sent / 2**20:.1f} MiB of 10 in 15 s"
     assert grown < 30 * 1024 * 1024, f"the game grew by {grown / 2**20:.0f} MiB"
+    time.sleep(0.3)  # Ada's moves after the flood (typed into it, only the last would count)
     game.output = b""
     os.write(game.fd, b"74859")
     shown(game, "Ada wins!", timeout=10)
@@ -334,6 +335,30 @@ def test_a_sequence_left_open_does_not_take_the_digits_typed_after_a_pause() -> 
     assert keys_after_pauses(b"\x1b[12;", b"7", b"8") == ["8"]
 
 
+def test_of_a_read_longer_than_typing_ahead_only_the_last_key_counts_once_it_pauses() -> None:
+    """Keys typed ahead come in order; a read of more characters than that is a flood (a paste
+    from a terminal without bracketed paste): its keys held back, the pointer's reports dropped,
+    and once the input pauses, its last key (which may be the one pressed after it) counts."""
+    reader = KeyReader()
+    assert [getattr(event, "key", None) for event in reader.feed(b"74859")] == list("74859")
+    flood = b"q y 1\r" * 100 + b"\x1b[<0;3;3M\x1b[<0;3;3m" + b"\x1b[A" + b"7"
+    assert list(reader.feed(flood)) == []
+    assert list(reader.feed(b"\x1b[<0;3;3M")) == []  # still the flood: no pause yet
+    found = []
+    deadline = time.monotonic() + 5
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found += list(reader.tick())
+    assert [getattr(event, "key", None) for event in found] == ["7"]
+    assert [getattr(event, "key", None) for event in reader.feed(b"74859")] == list("74859")
+
+
+def test_a_bracketed_paste_is_no_flood_and_the_key_after_it_counts_at_once() -> None:
+    reader = KeyReader()
+    found = list(reader.feed(b"\x1b[200~" + b"Ada and Bob " * 100 + b"\x1b[201~5"))
+    assert [getattr(event, "key", None) for event in found] == [None, "5"]
+
+
 def pasted(events_: Sequence[object]) -> list[str]:
     return [event.text for event in events_ if isinstance(event, events.Paste)]
 
@@ -399,5 +424,62 @@ def test_five_megabytes_pasted_raw_are_taken_at_once_and_the_next_move_counts() 
     assert game.status(block=False) is None, "the game ended"
     time.sleep(0.3)  # a person who pressed 7 after the paste
     play(game, b"7", then="Bob (O) to move", timeout=20)
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+
+
+HARMLESS_FLOODS = {
+    "keys the board binds": b"the_hay,heh;ha." + b"\x1b[A\x1b[B\x1b[C\x1b[D",
+    "the pointer moving": b"\x1b[<35;10;5M\x1b[<35;11;6M\x1b[<35;12;7M",
+}
+"""Floods that change no game, each key or report acting alone: hints asked for (`h`), a cell's
+cursor moved (the arrows) and letters and stops no binding takes; the pointer moved about."""
+
+
+@pytest.mark.slow  # a real game in a pseudo-terminal
+@pytest.mark.parametrize("unit", HARMLESS_FLOODS.values(), ids=HARMLESS_FLOODS.keys())
+def test_a_megabyte_of_keys_pasted_raw_is_taken_at_once_and_the_next_move_counts(
+    unit: bytes,
+) -> None:
+    """A terminal without bracketed paste types a paste out: a megabyte of keys (over 100,000)
+    that the board binds, or of the pointer's reports. The game takes it within seconds and the
+    move typed after it counts at once (PRODUCT.md: within 2 s). When every key of a flood
+    acted, the game took 6 KB a second of it (a megabyte: three minutes), the move behind it."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    size = 2**20
+    text = (unit * (size // len(unit) + 1))[: size // len(unit) * len(unit)]  # whole sequences
+    parts = [text[start : start + 4096] for start in range(0, len(text), 4096)]
+    sent = pour(game.fd, parts, seconds=15, drain=game.drain)
+    assert sent == len(text), f"the game took {sent} bytes of {len(text)} in 15 s"
+    assert game.status(block=False) is None, "the game ended"
+    time.sleep(0.3)  # a person who pressed 5 after the paste
+    moved = time.monotonic()
+    play(game, b"5", then="Bob (O) to move", timeout=30)
+    waited = time.monotonic() - moved - 0.15  # `play` waits 0.15 s after each key
+    assert waited < 5, f"the move after the paste waited {waited:.1f} s"
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+
+
+PROSE = b"The quick brown fox: 1 2 3, say yes or no?\r\nQuit, then y; u and h and s, x or o.\n"
+"""Text a person might paste by mistake: digits, space and Enter (moves), `q` then `y` (quit,
+and yes), `s`, `n`, `u`, `h`, `x`, `o`: each a key the game binds."""
+
+
+@pytest.mark.slow  # a real game in a pseudo-terminal
+def test_prose_pasted_raw_plays_nothing_and_ends_nothing() -> None:
+    """A terminal without bracketed paste types a paste out. Of a paste (a read of more than a
+    person types ahead) only the last key counts, once the input pauses: here a full stop, which
+    does nothing. When each of its first keys acted, `q` then `y` quit the game."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    text = PROSE * 400 + b"the end."
+    pour(game.fd, [text[start : start + 4096] for start in range(0, len(text), 4096)], seconds=15)
+    time.sleep(0.5)  # a person who pressed 5 after the paste
+    assert game.status(block=False) is None, "the game ended"
+    play(game, b"5", then="1. Ada X centre")
     os.write(game.fd, b"q")
     assert game.finish() == 0

@@ -37,11 +37,14 @@ the app's queue, so a flood of input grows the game's memory without bound.
   in the terminal, and the sender is slowed by the terminal's own flow control: nothing typed is
   lost, and nothing grows without bound;
 - what had to be held back so is a flood (a paste into a terminal without bracketed paste,
-  garbage): no person types faster than the app reads. Until the input pauses, a run of
-  characters that no key binding of the screen takes comes as its first character only (a
-  reminder says once what it would say for each), a sequence dropped amid them not ending the
-  run; the keys bound come as typed, in order. So a flood of such characters and garbage costs
-  the app a few events (10 MB of invalid UTF-8 and malformed sequences: taken in 3 s, where an
+  garbage, a storm of the pointer's reports): no person types faster than the app reads, and a
+  read of more characters than a person types ahead (outside a bracketed paste) is one too,
+  from its first. Until
+  the input pauses, of the keys in it only the last counts, once it pauses (it may be the key
+  the person pressed after the paste, which came in behind it), and the pointer's reports are
+  dropped. So a flood costs the app a few events however long it is (a megabyte of keys the
+  board binds, a hint asked for or the cursor moved each: taken in under a second, where each
+  acting took three minutes; 10 MB of invalid UTF-8 and malformed sequences: taken in 3 s, where an
   event for each part took over 40), and a move typed after it counts at once. A sequence's
   parameters are read a run at a time, and a sequence the parser did not know is not asked of
   it again (a flood repeats the same few).
@@ -63,17 +66,20 @@ from typing import TYPE_CHECKING, Any, Final
 from textual import events
 from textual._xterm_parser import XTermParser
 from textual.constants import ESCAPE_DELAY
-from textual.keys import key_to_character
 from textual.message import Message
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
 
-__all__ = ["LONGEST_PASTE", "MAX_BEHIND", "PASTE_PAUSE", "KeyReader"]
+__all__ = ["LONGEST_PASTE", "MAX_BEHIND", "MOST_TYPED_AT_ONCE", "PASTE_PAUSE", "KeyReader"]
 
 MAX_BEHIND: Final = 256
 """Input events the app may have waiting before the input thread waits for it."""
+
+MOST_TYPED_AT_ONCE: Final = 256
+"""Characters that come in one read as typed ahead (a person's keys while the game was busy, a
+sequence or two): more is a paste or garbage, a flood from its first character."""
 
 LONGEST_PASTE: Final = 65536
 """Characters of a paste kept (far more than any field of the game takes); the rest is dropped."""
@@ -103,9 +109,11 @@ _PLAIN: Final = re.compile(r"[^\x00-\x1f\x7f]+")
 _FINAL_BYTE: Final = re.compile(r"[\x40-\x7e]")
 _PARAMETERS: Final = re.compile(r"[\x20-\x3f]+")
 """A control sequence's parameter and intermediate bytes: read a run at a time."""
-_UNKNOWN_KEPT: Final = 256
-"""Sequences the parser was found not to know, kept so as not to ask it again (a flood repeats
-the same few): at most this many, then forgotten all at once."""
+_SEEN_KEPT: Final = 256
+"""Sequences found to be a key or unknown to the parser, kept so as not to ask it again (a flood
+repeats the same few): at most this many, then forgotten all at once."""
+_POINTER: Final = "\x1b[<"
+"""How a report of the pointer begins (SGR mouse reporting, the one Textual asks for)."""
 _REPLACEMENTS: Final = re.compile(REPLACEMENT + "{2,}")
 
 _TEXT, _ESCAPE, _CSI, _SS3, _CUT = "text", "escape", "csi", "ss3", "cut"
@@ -146,13 +154,12 @@ class KeyReader:
         """Events handed out since the app last caught up."""
         self._flooding = False
         """Whether the input is a flood: the app fell behind it, and it has not paused since."""
-        self._bound: re.Pattern[str] | None = None
-        """The characters that a key binding of the screen takes, as the app last said."""
-        self._unbound_run = False
-        """Whether the last event of a flood was a character that no binding takes."""
-        self._unknown: set[tuple[str, bool]] = set()
-        """Sequences the parser was found not to know, with its mouse reporting in pixels or
-        not then (the one thing it learns that changes how it reads a sequence)."""
+        self._held: str | Message | None = None
+        """The last key of a flood (its characters, or its event), handed out once it pauses."""
+        self._seen: dict[tuple[str, bool], bool] = {}
+        """Sequences found to be a key (True) or unknown to the parser (False), with its mouse
+        reporting in pixels or not then (the one thing it learns that changes how it reads a
+        sequence)."""
 
     @property
     def pasting(self) -> bool:
@@ -167,6 +174,8 @@ class KeyReader:
         if not text:
             return
         self._last = text[-1]
+        if len(text) > MOST_TYPED_AT_ONCE and self._typed_length(text) > MOST_TYPED_AT_ONCE:
+            self._flooding = True
         position, end = 0, len(text)
         while position < end:
             if self._state == _CSI and (parameters := _PARAMETERS.match(text, position)):
@@ -188,6 +197,23 @@ class KeyReader:
                 position += 1
         self._since = time.monotonic()
 
+    def _typed_length(self, text: str) -> int:
+        """The characters of `text` outside a bracketed paste."""
+        typed, position, pasting = 0, 0, self._state == _PASTE
+        while position < len(text):
+            if pasting:
+                end = text.find(PASTE_END, position)
+                if end < 0:
+                    break
+                position, pasting = end + len(PASTE_END), False
+            else:
+                start = text.find(PASTE_START, position)
+                typed += (len(text) if start < 0 else start) - position
+                if start < 0:
+                    break
+                position, pasting = start + len(PASTE_START), True
+        return typed
+
     def _read_run(self, run: str) -> Iterator[Message]:
         """A run of characters that are no control character, in one of the states that take
         such runs whole."""
@@ -205,22 +231,12 @@ class KeyReader:
         # A string's characters are dropped.
 
     def _typed_run(self, run: str) -> Iterator[Message]:
-        """Characters typed: keys, except that in a flood a run of those no binding takes
-        comes as its first character."""
-        if not self._flooding or self._bound is None:
-            for character in run:
-                yield from self._parse(character)
+        """Characters typed, each a key: in a flood, only the last is kept."""
+        if self._flooding:
+            self._held = run[-1]
             return
-        position = 0
-        for bound in self._bound.finditer(run):
-            if bound.start() > position and not self._unbound_run:
-                yield from self._parse(run[position])
-            self._unbound_run = False
-            yield from self._parse(bound.group())
-            position = bound.end()
-        if position < len(run) and not self._unbound_run:
-            yield from self._parse(run[position])
-            self._unbound_run = True
+        for character in run:
+            yield from self._parse(character)
 
     def _keep(self, text: str) -> None:
         """Keep `text` as pasted, up to `LONGEST_PASTE` characters in all."""
@@ -235,8 +251,9 @@ class KeyReader:
         if state == _TEXT:
             if character == ESC:
                 self._state = _ESCAPE
+            elif self._flooding:
+                self._held = character
             else:
-                self._unbound_run = False
                 yield from self._parse(character)
         elif state == _ESCAPE:
             self._state = _TEXT
@@ -249,9 +266,9 @@ class KeyReader:
                 pass  # a string's end with no string: nothing
             elif character == ESC:
                 self._state = _ESCAPE
-                yield from self._typed(events.Key("escape", ESC))
+                yield from self._key(events.Key("escape", ESC))
             else:
-                yield from self._typed(events.Key("escape", ESC))
+                yield from self._key(events.Key("escape", ESC))
                 yield from self._read(character)
         elif state == _CUT:  # the rest of a sequence that is dropped, through its final byte
             if character < "\x20" or character == "\x7f":  # a control key ends it, and counts
@@ -297,18 +314,36 @@ class KeyReader:
         if final < "\x20" or final == "\x7f":  # SS3 and a control key: no sequence, the key
             yield from self._read(final)
             return
+        if self._flooding and sequence.startswith(_POINTER):
+            return  # a flood's reports of the pointer: dropped
         known = (sequence, bool(self._parser.mouse_pixels))
-        if known in self._unknown:
+        key = self._seen.get(known)
+        if key is False:
+            return
+        if key and self._flooding:
+            self._held = sequence  # a flood's keys: the last is kept
             return
         found = [event for part in sequence for event in self._parse(part)]
         if not found:  # unknown to the parser, which would type it out later: dropped
             self._parser = self._fresh_parser()
-            if len(self._unknown) >= _UNKNOWN_KEPT:
-                self._unknown.clear()
-            self._unknown.add(known)
-            return  # nothing typed: a flood's run of unbound characters goes on past it
-        self._unbound_run = False
-        yield from found
+            self._see(known, False)
+            return
+        if all(isinstance(event, events.Key) for event in found):
+            self._see(known, True)
+        if not self._flooding:
+            yield from found
+            return
+        for event in found:  # a flood's keys: the last is kept; the pointer's: dropped
+            if isinstance(event, events.Key):
+                self._held = event
+            elif not isinstance(event, events.MouseEvent):
+                self.behind += 1
+                yield event
+
+    def _see(self, known: tuple[str, bool], key: bool) -> None:
+        if len(self._seen) >= _SEEN_KEPT:
+            self._seen.clear()
+        self._seen[known] = key
 
     def _read_pasted(self, character: str) -> Iterator[Message]:
         """A control character or Escape inside a paste: its end, or a key that ends it."""
@@ -318,7 +353,6 @@ class KeyReader:
             if candidate == PASTE_END:
                 self._csi = ""
                 self._state = _TEXT
-                self._unbound_run = False
                 yield from self._typed(events.Paste("".join(self._paste).replace("\x00", "")))
                 self._paste, self._pasted = [], 0
             return
@@ -344,6 +378,22 @@ class KeyReader:
         self.behind += 1
         yield event
 
+    def _key(self, key: events.Key) -> Iterator[Message]:
+        """A key the reader made itself: handed out, or in a flood kept as its last."""
+        if self._flooding:
+            self._held = key
+        else:
+            yield from self._typed(key)
+
+    def _release(self) -> Iterator[Message]:
+        """The flood has paused: its last key."""
+        held, self._held = self._held, None
+        if isinstance(held, str):
+            for part in held:
+                yield from self._parse(part)
+        elif held is not None:
+            yield from self._typed(held)
+
     def _parse(self, character: str) -> Iterator[Message]:
         try:
             events_ = list(self._parser.feed(character))
@@ -361,6 +411,7 @@ class KeyReader:
         quiet = now - self._since
         if quiet >= ESCAPE_DELAY:
             self._flooding = False
+            yield from self._release()
             state = self._state
             if state == _ESCAPE:
                 self._state = _TEXT
@@ -393,8 +444,7 @@ class KeyReader:
         give_up = time.monotonic() + _LONGEST_WAIT
         while time.monotonic() < give_up:
             caught_up = threading.Event()
-            bound: list[re.Pattern[str] | None] = []
-            if not app.call_later(_after_input, app, bound.append, caught_up.set):
+            if not app.call_later(_after_input, app, caught_up.set):
                 return  # the app is closing: nothing to wait for
             # A widget removed before it handles the call (a dialog closing) loses it: after a
             # while, the call is sent again, along the path a key would take now.
@@ -405,36 +455,15 @@ class KeyReader:
                 if time.monotonic() >= again:
                     break
             else:
-                self._flooding, self._bound = True, bound[0]
+                self._flooding = True
                 break
         self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
 
 
-def _after_input(
-    app: App[Any], tell: Callable[[re.Pattern[str] | None], None], done: Callable[[], None]
-) -> None:
-    """Call `done` once the widgets a key goes to have handled what they were sent before,
-    having told `tell` the characters that a key binding of the screen takes then."""
+def _after_input(app: App[Any], done: Callable[[], None]) -> None:
+    """Call `done` once the widgets a key goes to have handled what they were sent before."""
     target: DOMNode = app.focused or app.screen
-    path = [target, *(node for node in target.ancestors if node is not app)]
-
-    def caught_up() -> None:
-        tell(_bound_characters(app))
-        done()
-
-    _hop(path, caught_up)
-
-
-def _bound_characters(app: App[Any]) -> re.Pattern[str] | None:
-    """A pattern of the characters that a key binding of the screen on show takes (None: the
-    app has no screen to ask)."""
-    try:
-        keys = app.screen.active_bindings
-    except Exception:  # no screen (the app is starting or ending): nothing is known
-        return None
-    characters = {key_to_character(key) for key in keys} - {None}
-    printable = sorted(c for c in characters if c is not None and _PLAIN.fullmatch(c))
-    return re.compile("[" + "".join(map(re.escape, printable)) + "]" if printable else "(?!)")
+    _hop([target, *(node for node in target.ancestors if node is not app)], done)
 
 
 def _hop(path: list[DOMNode], done: Callable[[], None]) -> None:
