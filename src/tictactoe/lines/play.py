@@ -35,9 +35,11 @@ UNSAVED: Final = 3
 _LEVELS: Final = {"e": Level.EASY, "m": Level.MEDIUM, "h": Level.HARD}
 
 MOST_WAITING: Final = 64
-"""Lines read and not yet answered, at most: past them the reading waits and what is typed
-waits in the terminal (a flood of lines, read and queued as it came, grew a game by hundreds of
-megabytes)."""
+"""Lines read and not yet answered, at most (a flood of lines, read and queued as it came, grew a
+game by hundreds of megabytes). Past them, from a terminal, the lines are a paste that nobody
+types: of those read before the game has taken the rest, only the last is kept, and a line
+typed after the paste is answered at once. From a pipe (a script) the reading waits, and so
+does the writer."""
 
 
 def play_lines(config: GameConfig, source: TextIO | None = None, out: TextIO | None = None) -> int:
@@ -58,8 +60,8 @@ def plain_streams(source: TextIO | None, out: TextIO | None) -> tuple[TextIO, Te
 
 class LineSession:
     """Lines read from `source` by a thread of their own, handed to the loop in the order
-    typed, at most `MOST_WAITING` at a time; sentences written to `out`. `stop` ends the
-    reading (a signal, or `q`)."""
+    typed, at most `MOST_WAITING` at a time (then, from a terminal, only the last line read past
+    them); sentences written to `out`. `stop` ends the reading (a signal, or `q`)."""
 
     def __init__(self, source: TextIO, out: TextIO) -> None:
         self.source = source
@@ -67,8 +69,12 @@ class LineSession:
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
         self.status: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._room = threading.Semaphore(MOST_WAITING)
-        """Places for lines read and not yet taken: the reading thread waits for one."""
+        self._waiting = 0
+        """Lines handed to the loop and not yet taken."""
+        self._past_room: str | None = None
+        """From a terminal, the last line read past `MOST_WAITING` (taken after them)."""
+        self._taken = threading.Condition()
+        """Guards the two above; told when a line is taken."""
 
     def stop(self, status: int = 0) -> None:
         """Leave with `status` (a signal's, or 0 for `q`)."""
@@ -84,9 +90,15 @@ class LineSession:
         """The next line typed, or None at the end of input (or once leaving)."""
         if self.status is not None:
             return None
+        with self._taken:
+            if self._waiting == 0 and self._past_room is not None:
+                line, self._past_room = self._past_room, None
+                return line
         line = await self.lines.get()
         if line is not None:
-            self._room.release()
+            with self._taken:
+                self._waiting -= 1
+                self._taken.notify()
         return line
 
     def start_reading(self) -> None:
@@ -104,11 +116,20 @@ class LineSession:
     def _read(self) -> None:
         """Standard input, a line at a time, onto the loop; None at its end."""
         assert self._loop is not None
+        typed = False
+        with contextlib.suppress(OSError, ValueError):
+            typed = self.source.isatty()
         with contextlib.suppress(OSError, ValueError):
             for raw in iter(self.source.readline, ""):
-                while not self._room.acquire(timeout=0.5):
-                    if self.status is not None:  # leaving: nobody takes lines any more
-                        return
+                with self._taken:
+                    if typed and (self._waiting >= MOST_WAITING or self._past_room is not None):
+                        self._past_room = raw
+                        continue
+                    while self._waiting >= MOST_WAITING:
+                        self._taken.wait(0.5)
+                        if self.status is not None:  # leaving: nobody takes lines any more
+                            return
+                    self._waiting += 1
                 self._loop.call_soon_threadsafe(self.lines.put_nowait, raw)
         with contextlib.suppress(RuntimeError):  # the loop has closed
             self._loop.call_soon_threadsafe(self.lines.put_nowait, None)  # the end: as q
