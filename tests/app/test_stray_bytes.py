@@ -344,7 +344,7 @@ def test_of_a_read_longer_than_typing_ahead_only_the_last_key_counts_once_it_pau
     flood = b"q y 1\r" * 100 + b"\x1b[<0;3;3M\x1b[<0;3;3m" + b"\x1b[A" + b"7"
     assert list(reader.feed(flood)) == []
     assert list(reader.feed(b"\x1b[<0;3;3M")) == []  # still the flood: no pause yet
-    found = []
+    found: list[object] = []
     deadline = time.monotonic() + 5
     while not found and time.monotonic() < deadline:
         time.sleep(0.05)

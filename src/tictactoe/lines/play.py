@@ -91,9 +91,9 @@ class LineSession:
         if self.status is not None:
             return None
         with self._taken:
-            if self._waiting == 0 and self._past_room is not None:
-                line, self._past_room = self._past_room, None
-                return line
+            if self._waiting == 0 and (past := self._past_room) is not None:
+                self._past_room = None
+                return past
         line = await self.lines.get()
         if line is not None:
             with self._taken:
