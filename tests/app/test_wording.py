@@ -7,6 +7,7 @@ from typing import Final
 
 import pytest
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from app.conftest import Driver, Start, painted
@@ -81,23 +82,26 @@ def test_every_slot_a_notice_may_leave_is_filled_by_the_game_screens_keys() -> N
         assert {key.lower() for key in keys} <= bound
 
 
-async def test_the_footer_shows_the_games_keys_at_the_smallest_size(start: Start) -> None:
-    async with start(size=(MIN_WIDTH, MIN_HEIGHT), player1="Ada", player2="Bob") as ui:
-        await ui.press("x")
+async def footer_keys(ui: Driver, first: str) -> tuple[Footer, list[Widget], list[str]]:
+    """The footer and its keys (the palette's aside) once its first key reads `first`: the
+    footer is made again with the keys on offer after a frame."""
+    for _ in range(50):
         footer = ui.game.query_one(Footer)
         keys = [key for key in footer.query("FooterKey") if not key.has_class("-command-palette")]
         shown = [" ".join(painted(key).split()) for key in keys]
+        if shown[:1] == [first]:
+            break
+        await ui.pilot.pause(0.05)
+    return footer, keys, shown
+
+
+async def test_the_footer_shows_the_games_keys_at_the_smallest_size(start: Start) -> None:
+    async with start(size=(MIN_WIDTH, MIN_HEIGHT), player1="Ada", player2="Bob") as ui:
+        await ui.press("x")
+        footer, keys, shown = await footer_keys(ui, "u Undo")
         assert shown == ["u Undo", "h Hint", "s Record", "? Help", "q Quit"]
         await ui.press("7", "4", "8", "5", "9")  # once a match is over, n instead of u and h
-        for _ in range(50):  # the footer is made again with the keys on offer, after a frame
-            footer = ui.game.query_one(Footer)
-            keys = [
-                key for key in footer.query("FooterKey") if not key.has_class("-command-palette")
-            ]
-            shown = [" ".join(painted(key).split()) for key in keys]
-            if shown[0] == "n Next match":
-                break
-            await ui.pilot.pause(0.05)
+        footer, keys, shown = await footer_keys(ui, "n Next match")
         assert shown == ["n Next match", "s Record", "? Help", "q Quit"]
         palette = [key for key in footer.query("FooterKey") if key.has_class("-command-palette")]
         right = min([key.region.x for key in palette if key.display] + [MIN_WIDTH])
