@@ -353,6 +353,18 @@ def test_of_a_read_longer_than_typing_ahead_only_the_last_key_counts_once_it_pau
     assert [getattr(event, "key", None) for event in reader.feed(b"74859")] == list("74859")
 
 
+def test_the_pointer_s_reports_piled_up_in_one_read_are_no_flood() -> None:
+    """The mouse moved while the game was busy: its reports come in one read, and the key
+    pressed among them counts at once, in order."""
+    reader = KeyReader()
+    moves = b"".join(b"\x1b[<35;%d;5M" % column for column in range(1, 60))
+    found = list(reader.feed(moves + b"5" + moves))
+    assert [getattr(event, "key", None) for event in found if isinstance(event, events.Key)] == [
+        "5"
+    ]
+    assert sum(isinstance(event, events.MouseMove) for event in found) == 118
+
+
 def test_a_bracketed_paste_is_no_flood_and_the_key_after_it_counts_at_once() -> None:
     reader = KeyReader()
     found = list(reader.feed(b"\x1b[200~" + b"Ada and Bob " * 100 + b"\x1b[201~5"))

@@ -38,8 +38,9 @@ the app's queue, so a flood of input grows the game's memory without bound.
   lost, and nothing grows without bound;
 - what had to be held back so is a flood (a paste into a terminal without bracketed paste,
   garbage, a storm of the pointer's reports): no person types faster than the app reads, and a
-  read of more characters than a person types ahead (outside a bracketed paste) is one too,
-  from its first. Until
+  read of more characters than a person types ahead (outside a bracketed paste, and the
+  pointer's reports aside: they pile up when the mouse moves while the game is busy) is one
+  too, from its first. Until
   the input pauses, of the keys in it only the last counts, once it pauses (it may be the key
   the person pressed after the paste, which came in behind it), and the pointer's reports are
   dropped. So a flood costs the app a few events however long it is (a megabyte of keys the
@@ -114,6 +115,8 @@ _SEEN_KEPT: Final = 256
 repeats the same few): at most this many, then forgotten all at once."""
 _POINTER: Final = "\x1b[<"
 """How a report of the pointer begins (SGR mouse reporting, the one Textual asks for)."""
+_POINTER_REPORTS: Final = re.compile(r"\x1b\[<[0-9;]*[Mm]")
+"""Whole reports of the pointer: many come at once when the mouse moves while the game is busy."""
 _REPLACEMENTS: Final = re.compile(REPLACEMENT + "{2,}")
 
 _TEXT, _ESCAPE, _CSI, _SS3, _CUT = "text", "escape", "csi", "ss3", "cut"
@@ -198,8 +201,10 @@ class KeyReader:
         self._since = time.monotonic()
 
     def _typed_length(self, text: str) -> int:
-        """The characters of `text` outside a bracketed paste."""
-        typed, position, pasting = 0, 0, self._state == _PASTE
+        """The characters of `text` that were typed: outside a bracketed paste, and no report of
+        the pointer."""
+        typed: list[str] = []
+        position, pasting = 0, self._state == _PASTE
         while position < len(text):
             if pasting:
                 end = text.find(PASTE_END, position)
@@ -208,11 +213,11 @@ class KeyReader:
                 position, pasting = end + len(PASTE_END), False
             else:
                 start = text.find(PASTE_START, position)
-                typed += (len(text) if start < 0 else start) - position
+                typed.append(text[position : len(text) if start < 0 else start])
                 if start < 0:
                     break
                 position, pasting = start + len(PASTE_START), True
-        return typed
+        return len(_POINTER_REPORTS.sub("", "".join(typed)))
 
     def _read_run(self, run: str) -> Iterator[Message]:
         """A run of characters that are no control character, in one of the states that take
