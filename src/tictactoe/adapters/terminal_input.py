@@ -37,18 +37,17 @@ the app's queue, so a flood of input grows the game's memory without bound.
   in the terminal, and the sender is slowed by the terminal's own flow control: nothing typed is
   lost, and nothing grows without bound;
 - what had to be held back so is a flood (a paste into a terminal without bracketed paste,
-  garbage, a storm of the pointer's reports): no person types faster than the app reads, and a
-  read of more characters than a person types ahead (outside a bracketed paste, and the
-  pointer's reports aside: they pile up when the mouse moves while the game is busy) is one
-  too, from its first. Until
-  the input pauses, of the keys in it only the last counts, once it pauses (it may be the key
-  the person pressed after the paste, which came in behind it), and the pointer's reports are
-  dropped. So a flood costs the app a few events however long it is (a megabyte of keys the
-  board binds, a hint asked for or the cursor moved each: taken in under a second, where each
-  acting took three minutes; 10 MB of invalid UTF-8 and malformed sequences: taken in 3 s, where an
-  event for each part took over 40), and a move typed after it counts at once. A sequence's
-  parameters are read a run at a time, and a sequence the parser did not know is not asked of
-  it again (a flood repeats the same few).
+  garbage, a storm of the pointer's reports): no person types faster than the app reads. So is
+  a read of more characters than a person types ahead, from its first (a bracketed paste and
+  the pointer's reports aside: those pile up when the mouse moves while the game is busy).
+  Until the input pauses, of the keys in a flood only the last counts, once it pauses (it may
+  be the key the person pressed after the paste, which came in behind it), and the pointer's
+  reports are dropped. So a flood costs the app a few events however long it is (a megabyte of
+  keys the board binds, a hint asked for or the cursor moved each: taken in under a second,
+  where each acting took three minutes; 10 MB of invalid UTF-8 and malformed sequences: taken
+  in 3 s, where an event for each part took over 40), and a move typed after it counts at once.
+  A sequence's parameters are read a run at a time, and a sequence found to be a key or unknown
+  to the parser is not asked of it again (a flood repeats the same few).
 
 Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`):
 `textual._xterm_parser.XTermParser`, its `feed` and `tick`, and what it learns of the terminal
@@ -156,7 +155,8 @@ class KeyReader:
         self.behind = 0
         """Events handed out since the app last caught up."""
         self._flooding = False
-        """Whether the input is a flood: the app fell behind it, and it has not paused since."""
+        """Whether the input is a flood (the app fell behind it, or a read held more than a
+        person types ahead), and it has not paused since."""
         self._held: str | Message | None = None
         """The last key of a flood (its characters, or its event), handed out once it pauses."""
         self._seen: dict[tuple[str, bool], bool] = {}
