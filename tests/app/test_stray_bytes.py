@@ -495,3 +495,24 @@ def test_prose_pasted_raw_plays_nothing_and_ends_nothing() -> None:
     play(game, b"5", then="1. Ada X centre")
     os.write(game.fd, b"q")
     assert game.finish() == 0
+
+
+@pytest.mark.slow  # a real game in a pseudo-terminal
+def test_a_long_stream_at_a_person_s_pace_is_no_flood_and_every_key_counts() -> None:
+    """The mouse moved about for a second and more (a report every 5 ms: no pause in the input),
+    then a match typed at once: a person's pace, however long it goes on, is no flood, and
+    every key counts in order. Once 256 events had come since the game last caught up, the
+    input was taken for a flood however slowly they came, and of the moves only the last
+    counted."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    time.sleep(0.3)
+    game.output = b""
+    for column in range(300):
+        os.write(game.fd, b"\x1b[<35;%d;%dM" % (column % 60 + 1, column % 20 + 1))
+        time.sleep(0.005)
+    os.write(game.fd, b"74859")
+    shown(game, "Ada wins!", timeout=10)
+    os.write(game.fd, b"q")
+    assert game.finish() == 0

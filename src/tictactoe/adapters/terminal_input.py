@@ -36,10 +36,11 @@ the app's queue, so a flood of input grows the game's memory without bound.
   widget and up through its parents, so the wait follows that same path). What is not read stays
   in the terminal, and the sender is slowed by the terminal's own flow control: nothing typed is
   lost, and nothing grows without bound;
-- what had to be held back so is a flood (a paste into a terminal without bracketed paste,
-  garbage, a storm of the pointer's reports): no person types faster than the app reads. So is
-  a read of more characters than a person types ahead, from its first (a bracketed paste and
-  the pointer's reports aside: those pile up when the mouse moves while the game is busy).
+- input that had to be held back so, having come faster than `FLOOD_RATE`, is a flood (a paste
+  into a terminal without bracketed paste, garbage, a storm of the pointer's reports): no person
+  types so fast, and a held key or the mouse moved about is no flood however long it goes on.
+  So is a read of more characters than a person types ahead, from its first (a bracketed paste
+  and the pointer's reports aside: those pile up when the mouse moves while the game is busy).
   Until the input pauses, of the keys in a flood only the last counts, once it pauses (it may
   be the key the person pressed after the paste, which came in behind it), and the pointer's
   reports are dropped. So a flood costs the app a few events however long it is (a megabyte of
@@ -72,10 +73,21 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
 
-__all__ = ["LONGEST_PASTE", "MAX_BEHIND", "MOST_TYPED_AT_ONCE", "PASTE_PAUSE", "KeyReader"]
+__all__ = [
+    "FLOOD_RATE",
+    "LONGEST_PASTE",
+    "MAX_BEHIND",
+    "MOST_TYPED_AT_ONCE",
+    "PASTE_PAUSE",
+    "KeyReader",
+]
 
 MAX_BEHIND: Final = 256
 """Input events the app may have waiting before the input thread waits for it."""
+
+FLOOD_RATE: Final = 512
+"""Input events a second past which the input is a flood: a held key repeats at 30 a second, a
+mouse moved about reports at most a few hundred a second, and only for a moment."""
 
 MOST_TYPED_AT_ONCE: Final = 256
 """Characters that come in one read as typed ahead (a person's keys while the game was busy, a
@@ -154,9 +166,11 @@ class KeyReader:
         """When the reader last took a character, or last changed state on a pause."""
         self.behind = 0
         """Events handed out since the app last caught up."""
+        self._caught_up_at = time.monotonic()
+        """When the app last caught up (or the reader began)."""
         self._flooding = False
-        """Whether the input is a flood (the app fell behind it, or a read held more than a
-        person types ahead), and it has not paused since."""
+        """Whether the input is a flood (the app fell behind it, coming faster than a person
+        types, or a read held more than a person types ahead), and it has not paused since."""
         self._held: str | Message | None = None
         """The last key of a flood (its characters, or its event), handed out once it pauses."""
         self._seen: dict[tuple[str, bool], bool] = {}
@@ -443,9 +457,11 @@ class KeyReader:
 
     def keep_up(self, app: App[Any], ending: threading.Event) -> None:
         """In the input thread: when many events wait, wait until `app` has handled them (or
-        `ending` is set). The input is then a flood, until it pauses."""
+        `ending` is set). If they came faster than `FLOOD_RATE`, the input is a flood, until it
+        pauses."""
         if self.behind < MAX_BEHIND:
             return
+        fast = self.behind > FLOOD_RATE * (time.monotonic() - self._caught_up_at)
         give_up = time.monotonic() + _LONGEST_WAIT
         while time.monotonic() < give_up:
             caught_up = threading.Event()
@@ -460,9 +476,10 @@ class KeyReader:
                 if time.monotonic() >= again:
                     break
             else:
-                self._flooding = True
+                self._flooding = self._flooding or fast
                 break
         self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
+        self._caught_up_at = time.monotonic()
 
 
 def _after_input(app: App[Any], done: Callable[[], None]) -> None:
