@@ -41,12 +41,14 @@ the app's queue, so a flood of input grows the game's memory without bound.
   types so fast, and a held key or the mouse moved about is no flood however long it goes on.
   So is a read of more characters than a person types ahead, from its first (a bracketed paste
   and the pointer's reports aside: those pile up when the mouse moves while the game is busy).
-  Until the input pauses, of the keys in a flood only the last counts, once it pauses (it may
-  be the key the person pressed after the paste, which came in behind it), and the pointer's
-  reports are dropped. So a flood costs the app a few events however long it is (a megabyte of
-  keys the board binds, a hint asked for or the cursor moved each: taken in under a second,
-  where each acting took three minutes; 10 MB of invalid UTF-8 and malformed sequences: taken
-  in 3 s, where an event for each part took over 40), and a move typed after it counts at once.
+  Until the input pauses, of the keys in a flood (and its bracketed pastes) only the last
+  counts, once it pauses (it may be the key the person pressed after the paste, which came in
+  behind it), and the pointer's reports are dropped. So a flood costs the app a few events
+  however long it is (a megabyte of keys the board binds, a hint asked for or the cursor moved
+  each: taken in under a second, where each acting took three minutes; a megabyte of tiny
+  bracketed pastes: at once, where each took 9 s in all; 10 MB of invalid UTF-8 and malformed
+  sequences: taken in 3 s, where an event for each part took over 40), and a move typed after
+  it counts at once.
   A sequence's parameters are read a run at a time, and a sequence found to be a key or unknown
   to the parser is not asked of it again (a flood repeats the same few).
 
@@ -172,7 +174,8 @@ class KeyReader:
         """Whether the input is a flood (the app fell behind it, coming faster than a person
         types, or a read held more than a person types ahead), and it has not paused since."""
         self._held: str | Message | None = None
-        """The last key of a flood (its characters, or its event), handed out once it pauses."""
+        """The last key of a flood (its characters, or its event; a paste counts as a key),
+        handed out once it pauses."""
         self._seen: dict[tuple[str, bool], bool] = {}
         """Sequences found to be a key (True) or unknown to the parser (False), with its mouse
         reporting in pixels or not then (the one thing it learns that changes how it reads a
@@ -372,7 +375,7 @@ class KeyReader:
             if candidate == PASTE_END:
                 self._csi = ""
                 self._state = _TEXT
-                yield from self._typed(events.Paste("".join(self._paste).replace("\x00", "")))
+                yield from self._key(events.Paste("".join(self._paste).replace("\x00", "")))
                 self._paste, self._pasted = [], 0
             return
         if not self._csi and character in _PASTED_CONTROLS:
@@ -397,8 +400,9 @@ class KeyReader:
         self.behind += 1
         yield event
 
-    def _key(self, key: events.Key) -> Iterator[Message]:
-        """A key the reader made itself: handed out, or in a flood kept as its last."""
+    def _key(self, key: events.Key | events.Paste) -> Iterator[Message]:
+        """A key or a paste the reader made itself: handed out, or in a flood kept as its last
+        key."""
         if self._flooding:
             self._held = key
         else:
