@@ -444,10 +444,13 @@ HARMLESS_FLOODS = {
     "keys the board binds": b"the_hay,heh;ha." + b"\x1b[A\x1b[B\x1b[C\x1b[D",
     "the pointer moving": b"\x1b[<35;10;5M\x1b[<35;11;6M\x1b[<35;12;7M",
     "tiny bracketed pastes": b"\x1b[200~ab\x1b[201~",
+    "focus lost and gained": b"\x1b[O\x1b[I",
+    "the terminal's size told": b"\x1b[48;30;90;600;900t\x1b[48;32;100;640;1000t",
 }
 """Floods that change no game, each key or report acting alone: hints asked for (`h`), a cell's
 cursor moved (the arrows) and letters and stops no binding takes; the pointer moved about;
-pastes the board has no use for."""
+pastes the board has no use for; the terminal's reports of its focus and its size (each the
+app's work: a redraw), the last one true."""
 
 
 @pytest.mark.slow  # a real game in a pseudo-terminal
@@ -459,7 +462,7 @@ def test_a_megabyte_of_keys_pasted_raw_is_taken_at_once_and_the_next_move_counts
     that the board binds, or of the pointer's reports, or of pastes. The game takes it within
     seconds and the move typed after it counts at once (PRODUCT.md: within 2 s). When every key
     of a flood acted, the game took 6 KB a second of it (a megabyte: three minutes), the move
-    behind it; every paste, 9 s."""
+    behind it; every paste, 9 s; every report of focus, minutes."""
     game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
     shown(game, "choose your mark")
     play(game, b"x", then="Ada (X) to move")

@@ -43,7 +43,8 @@ the app's queue, so a flood of input grows the game's memory without bound.
   and the pointer's reports aside: those pile up when the mouse moves while the game is busy).
   Until the input pauses, of the keys in a flood (and its bracketed pastes) only the last
   counts, once it pauses (it may be the key the person pressed after the paste, which came in
-  behind it), and the pointer's reports are dropped. So a flood costs the app a few events
+  behind it), of the terminal's other reports (focus, size) only the last of each, and the
+  pointer's reports are dropped. So a flood costs the app a few events
   however long it is (a megabyte of keys the board binds, a hint asked for or the cursor moved
   each: taken in under a second, where each acting took three minutes; a megabyte of tiny
   bracketed pastes: at once, where each took 9 s in all; 10 MB of invalid UTF-8 and malformed
@@ -124,8 +125,10 @@ _FINAL_BYTE: Final = re.compile(r"[\x40-\x7e]")
 _PARAMETERS: Final = re.compile(r"[\x20-\x3f]+")
 """A control sequence's parameter and intermediate bytes: read a run at a time."""
 _SEEN_KEPT: Final = 256
-"""Sequences found to be a key or unknown to the parser, kept so as not to ask it again (a flood
-repeats the same few): at most this many, then forgotten all at once."""
+"""Sequences found to be a key, a report of the terminal or unknown to the parser, kept so as not
+to ask it again (a flood repeats the same few): at most this many, then forgotten all at once."""
+_KEY, _FOCUS, _UNKNOWN = "key", "focus", "unknown"
+"""What a sequence was found to be."""
 _POINTER: Final = "\x1b[<"
 """How a report of the pointer begins (SGR mouse reporting, the one Textual asks for)."""
 _POINTER_REPORTS: Final = re.compile(r"\x1b\[<[0-9;]*[Mm]")
@@ -173,13 +176,16 @@ class KeyReader:
         self._flooding = False
         """Whether the input is a flood (the app fell behind it, coming faster than a person
         types, or a read held more than a person types ahead), and it has not paused since."""
+        self._reports: dict[object, str | Message] = {}
+        """The last of each kind of the terminal's reports in a flood (focus gained or lost, its
+        size, its answers), handed out once it pauses: each may cost the app a redraw."""
         self._held: str | Message | None = None
         """The last key of a flood (its characters, or its event; a paste counts as a key),
         handed out once it pauses."""
-        self._seen: dict[tuple[str, bool], bool] = {}
-        """Sequences found to be a key (True) or unknown to the parser (False), with its mouse
-        reporting in pixels or not then (the one thing it learns that changes how it reads a
-        sequence)."""
+        self._seen: dict[tuple[str, bool], object] = {}
+        """Sequences found to be a key, a report of the terminal (of which kind) or unknown to
+        the parser, with its mouse reporting in pixels or not then (the one thing it learns that
+        changes how it reads a sequence)."""
 
     @property
     def pasting(self) -> bool:
@@ -339,19 +345,24 @@ class KeyReader:
         if self._flooding and sequence.startswith(_POINTER):
             return  # a flood's reports of the pointer: dropped
         known = (sequence, bool(self._parser.mouse_pixels))
-        key = self._seen.get(known)
-        if key is False:
+        kind = self._seen.get(known)
+        if kind == _UNKNOWN:
             return
-        if key and self._flooding:
-            self._held = sequence  # a flood's keys: the last is kept
+        if kind is not None and self._flooding:  # kept to be read once the flood pauses
+            if kind == _KEY:
+                self._held = sequence
+            else:
+                self._reports[kind] = sequence
             return
         found = [event for part in sequence for event in self._parse(part)]
         if not found:  # unknown to the parser, which would type it out later: dropped
             self._parser = self._fresh_parser()
-            self._see(known, False)
+            self._see(known, _UNKNOWN)
             return
         if all(isinstance(event, events.Key) for event in found):
-            self._see(known, True)
+            self._see(known, _KEY)
+        elif len(found) == 1 and not isinstance(found[0], events.MouseEvent):
+            self._see(known, _kind_of_report(found[0]))
         if not self._flooding:
             yield from found
             return
@@ -359,13 +370,12 @@ class KeyReader:
             if isinstance(event, events.Key):
                 self._held = event
             elif not isinstance(event, events.MouseEvent):
-                self.behind += 1
-                yield event
+                self._reports[_kind_of_report(event)] = event
 
-    def _see(self, known: tuple[str, bool], key: bool) -> None:
+    def _see(self, known: tuple[str, bool], kind: object) -> None:
         if len(self._seen) >= _SEEN_KEPT:
             self._seen.clear()
-        self._seen[known] = key
+        self._seen[known] = kind
 
     def _read_pasted(self, character: str) -> Iterator[Message]:
         """A control character or Escape inside a paste: its end, or a key that ends it."""
@@ -409,13 +419,15 @@ class KeyReader:
             yield from self._typed(key)
 
     def _release(self) -> Iterator[Message]:
-        """The flood has paused: its last key."""
+        """The flood has paused: the last of each of its reports, then its last key."""
+        reports, self._reports = self._reports, {}
         held, self._held = self._held, None
-        if isinstance(held, str):
-            for part in held:
-                yield from self._parse(part)
-        elif held is not None:
-            yield from self._typed(held)
+        for kept in (*reports.values(), held):
+            if isinstance(kept, str):
+                for part in kept:
+                    yield from self._parse(part)
+            elif kept is not None:
+                yield from self._typed(kept)
 
     def _parse(self, character: str) -> Iterator[Message]:
         try:
@@ -484,6 +496,12 @@ class KeyReader:
                 break
         self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
         self._caught_up_at = time.monotonic()
+
+
+def _kind_of_report(event: Message) -> object:
+    """What a report of the terminal tells of (of which a flood keeps the last): focus gained or
+    lost is one thing, each other report its own."""
+    return _FOCUS if isinstance(event, events.AppFocus | events.AppBlur) else type(event)
 
 
 def _after_input(app: App[Any], done: Callable[[], None]) -> None:
