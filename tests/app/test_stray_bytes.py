@@ -355,14 +355,41 @@ def test_of_a_read_longer_than_typing_ahead_only_the_last_key_counts_once_it_pau
 
 def test_the_pointer_s_reports_piled_up_in_one_read_are_no_flood() -> None:
     """The mouse moved while the game was busy: its reports come in one read, and the key
-    pressed among them counts at once, in order."""
+    pressed among them counts at once. Of the moves, the first goes at once and the latest
+    once `REPORT_GAP` is over: each may be a redraw (a hover)."""
     reader = KeyReader()
     moves = b"".join(b"\x1b[<35;%d;5M" % column for column in range(1, 60))
     found = list(reader.feed(moves + b"5" + moves))
     assert [getattr(event, "key", None) for event in found if isinstance(event, events.Key)] == [
         "5"
     ]
-    assert sum(isinstance(event, events.MouseMove) for event in found) == 118
+    assert [(e.x, e.y) for e in found if isinstance(e, events.MouseMove)] == [(0, 4)]
+    time.sleep(0.05)
+    later = list(reader.tick())
+    assert [(e.x, e.y) for e in later if isinstance(e, events.MouseMove)] == [(58, 4)]
+
+
+def test_reports_of_focus_are_paced_and_the_latest_is_told() -> None:
+    """Focus lost and gained, again and again: each is the app's work (a redraw of the focused
+    look). The first is told at once, then at most one every `REPORT_GAP`, the latest; a click
+    tells where the pointer is, and a move kept from before it is dropped."""
+    reader = KeyReader()
+    told: list[object] = []
+    started = time.monotonic()
+    while time.monotonic() - started < 0.5:
+        for report in (b"\x1b[O", b"\x1b[I"):
+            told += reader.feed(report)
+            told += reader.tick()
+        time.sleep(0.002)
+    time.sleep(0.15)
+    told += reader.tick()
+    focus = [type(event) for event in told if isinstance(event, events.AppFocus | events.AppBlur)]
+    assert 2 <= len(focus) <= 10, focus
+    assert focus[-1] is events.AppFocus
+    found = list(reader.feed(b"\x1b[<35;3;3M\x1b[<35;4;3M\x1b[<0;5;3M"))
+    time.sleep(0.05)
+    found += reader.tick()
+    assert [type(event) for event in found] == [events.MouseMove, events.MouseDown]
 
 
 def test_a_bracketed_paste_is_no_flood_and_the_key_after_it_counts_at_once() -> None:
@@ -520,5 +547,29 @@ def test_a_long_stream_at_a_person_s_pace_is_no_flood_and_every_key_counts() -> 
         time.sleep(0.005)
     os.write(game.fd, b"74859")
     shown(game, "Ada wins!", timeout=10)
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+
+
+@pytest.mark.slow  # a real game in a pseudo-terminal
+def test_a_stream_of_focus_reports_keeps_the_game_idle_and_the_next_move_counts() -> None:
+    """Focus lost and gained 200 times a second, under the flood's pace: each handed to the app
+    was a redraw, and the game spent 87 % of a core on 1 KB a second. Paced, it spends little
+    (a session in the club is anyone's)."""
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save")
+    shown(game, "choose your mark")
+    play(game, b"x", then="Ada (X) to move")
+    stat = Path(f"/proc/{game.pid}/stat").read_text().split()
+    used = int(stat[13]) + int(stat[14])
+    started = time.monotonic()
+    while time.monotonic() - started < 2:
+        os.write(game.fd, b"\x1b[O\x1b[I")
+        game.drain()
+        time.sleep(0.01)
+    stat = Path(f"/proc/{game.pid}/stat").read_text().split()
+    busy = (int(stat[13]) + int(stat[14]) - used) / os.sysconf("SC_CLK_TCK")
+    elapsed = time.monotonic() - started
+    assert busy < 0.6 * elapsed, f"the game was busy {busy:.2f} s of {elapsed:.2f} s"
+    play(game, b"5", then="Bob (O) to move", timeout=10)
     os.write(game.fd, b"q")
     assert game.finish() == 0

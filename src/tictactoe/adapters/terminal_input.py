@@ -60,6 +60,7 @@ Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -129,6 +130,11 @@ _SEEN_KEPT: Final = 256
 to ask it again (a flood repeats the same few): at most this many, then forgotten all at once."""
 _KEY, _FOCUS, _UNKNOWN = "key", "focus", "unknown"
 """What a sequence was found to be."""
+_MOVE: Final = "move"
+
+REPORT_GAP: Final[dict[object, float]] = {_MOVE: 1 / 60, _FOCUS: 0.1, events.Resize: 0.1}
+"""Seconds between two reports of the pointer's moves, of focus or of the size handed to the app,
+at least: the latest of those that come between is handed out once the gap is over."""
 _POINTER: Final = "\x1b[<"
 """How a report of the pointer begins (SGR mouse reporting, the one Textual asks for)."""
 _POINTER_REPORTS: Final = re.compile(r"\x1b\[<[0-9;]*[Mm]")
@@ -176,6 +182,8 @@ class KeyReader:
         self._flooding = False
         """Whether the input is a flood (the app fell behind it, coming faster than a person
         types, or a read held more than a person types ahead), and it has not paused since."""
+        self._told_at: dict[object, float] = {}
+        """When a report of each kind was last handed out."""
         self._reports: dict[object, str | Message] = {}
         """The last of each kind of the terminal's reports in a flood (focus gained or lost, its
         size, its answers), handed out once it pauses: each may cost the app a redraw."""
@@ -364,13 +372,43 @@ class KeyReader:
         elif len(found) == 1 and not isinstance(found[0], events.MouseEvent):
             self._see(known, _kind_of_report(found[0]))
         if not self._flooding:
-            yield from found
+            yield from self._paced(found)
             return
         for event in found:  # a flood's keys: the last is kept; the pointer's: dropped
             if isinstance(event, events.Key):
                 self._held = event
             elif not isinstance(event, events.MouseEvent):
                 self._reports[_kind_of_report(event)] = event
+
+    def _paced(self, found: list[Message]) -> Iterator[Message]:
+        """`found`, except a report of the pointer's moves, of focus or of the size that comes
+        within `REPORT_GAP` of the last of its kind: kept, the latest, for when the gap is over
+        (a report that moves the pointer's hover, or focus, is a redraw: a stream of them kept the
+        game busy at a few hundred bytes a second)."""
+        now = time.monotonic()
+        for event in found:
+            kind = _paced_kind(event)
+            if kind is None:
+                if isinstance(event, events.MouseEvent):  # the pointer is where this one says
+                    self._reports.pop(_MOVE, None)
+                yield event
+            elif now - self._told_at.get(kind, -math.inf) < REPORT_GAP[kind]:
+                self._reports[kind] = event
+            else:
+                self._told_at[kind] = now
+                yield event
+
+    def _due(self, now: float) -> Iterator[Message]:
+        """The reports kept whose gap is over."""
+        for kind, report in list(self._reports.items()):
+            if now - self._told_at.get(kind, -math.inf) >= REPORT_GAP.get(kind, 0):
+                del self._reports[kind]
+                self._told_at[kind] = now
+                if isinstance(report, str):
+                    for part in report:
+                        yield from self._parse(part)
+                else:
+                    yield from self._typed(report)
 
     def _see(self, known: tuple[str, bool], kind: object) -> None:
         if len(self._seen) >= _SEEN_KEPT:
@@ -421,6 +459,8 @@ class KeyReader:
     def _release(self) -> Iterator[Message]:
         """The flood has paused: the last of each of its reports, then its last key."""
         reports, self._reports = self._reports, {}
+        now = time.monotonic()
+        self._told_at.update(dict.fromkeys(reports, now))
         held, self._held = self._held, None
         for kept in (*reports.values(), held):
             if isinstance(kept, str):
@@ -444,6 +484,8 @@ class KeyReader:
         paste that stopped arriving too, and a flood that paused is over."""
         now = time.monotonic()
         quiet = now - self._since
+        if not self._flooding:
+            yield from self._due(now)
         if quiet >= ESCAPE_DELAY:
             self._flooding = False
             yield from self._release()
@@ -496,6 +538,15 @@ class KeyReader:
                 break
         self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
         self._caught_up_at = time.monotonic()
+
+
+def _paced_kind(event: Message) -> object | None:
+    """The kind of a report the reader paces (`REPORT_GAP`), or None."""
+    if isinstance(event, events.MouseMove):
+        return _MOVE
+    if isinstance(event, events.AppFocus | events.AppBlur):
+        return _FOCUS
+    return events.Resize if isinstance(event, events.Resize) else None
 
 
 def _kind_of_report(event: Message) -> object:
