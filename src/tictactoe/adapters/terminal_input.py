@@ -133,9 +133,7 @@ _SEEN_KEPT: Final = 256
 to ask it again (a flood repeats the same few): at most this many, then forgotten all at once."""
 _KEY, _FOCUS, _UNKNOWN = "key", "focus", "unknown"
 """What a sequence was found to be."""
-_MOVE: Final = "move"
-
-REPORT_GAP: Final[dict[object, float]] = {_MOVE: 1 / 60, _FOCUS: 0.1, events.Resize: 0.1}
+REPORT_GAP: Final[dict[object, float]] = {events.MouseMove: 1 / 60, _FOCUS: 0.1, events.Resize: 0.1}
 """Seconds between two reports of the pointer's moves, of focus or of the size handed to the app,
 at least: the latest of those that come between is handed out once the gap is over."""
 _POINTER: Final = "\x1b[<"
@@ -390,10 +388,10 @@ class KeyReader:
         game busy at a few hundred bytes a second)."""
         now = time.monotonic()
         for event in found:
-            kind = _paced_kind(event)
-            if kind is None:
+            kind = _kind_of_report(event)
+            if kind not in REPORT_GAP:
                 if isinstance(event, events.MouseEvent):  # the pointer is where this one says
-                    self._reports.pop(_MOVE, None)
+                    self._reports.pop(events.MouseMove, None)
                 yield event
             elif now - self._told_at.get(kind, -math.inf) < REPORT_GAP[kind]:
                 self._reports[kind] = event
@@ -407,11 +405,7 @@ class KeyReader:
             if now - self._told_at.get(kind, -math.inf) >= REPORT_GAP.get(kind, 0):
                 del self._reports[kind]
                 self._told_at[kind] = now
-                if isinstance(report, str):
-                    for part in report:
-                        yield from self._parse(part)
-                else:
-                    yield from self._typed(report)
+                yield from self._hand_out(report)
 
     def _see(self, known: tuple[str, bool], kind: object) -> None:
         if len(self._seen) >= _SEEN_KEPT:
@@ -466,11 +460,15 @@ class KeyReader:
         self._told_at.update(dict.fromkeys(reports, now))
         held, self._held = self._held, None
         for kept in (*reports.values(), held):
-            if isinstance(kept, str):
-                for part in kept:
-                    yield from self._parse(part)
-            elif kept is not None:
-                yield from self._typed(kept)
+            yield from self._hand_out(kept)
+
+    def _hand_out(self, kept: str | Message | None) -> Iterator[Message]:
+        """What was kept back: a sequence's characters, read now, or an event."""
+        if isinstance(kept, str):
+            for part in kept:
+                yield from self._parse(part)
+        elif kept is not None:
+            yield from self._typed(kept)
 
     def _parse(self, character: str) -> Iterator[Message]:
         try:
@@ -541,15 +539,6 @@ class KeyReader:
                 break
         self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
         self._caught_up_at = time.monotonic()
-
-
-def _paced_kind(event: Message) -> object | None:
-    """The kind of a report the reader paces (`REPORT_GAP`), or None."""
-    if isinstance(event, events.MouseMove):
-        return _MOVE
-    if isinstance(event, events.AppFocus | events.AppBlur):
-        return _FOCUS
-    return events.Resize if isinstance(event, events.Resize) else None
 
 
 def _kind_of_report(event: Message) -> object:

@@ -60,7 +60,7 @@ INPUT_RATE: Final = 1024 * 1024
 """Bytes of a person's input a session takes a second, past `INPUT_BURST`: far more than anyone
 types, so that a key typed after a paste does not wait behind it (PRODUCT.md: within 2 s; a
 megabyte's paste then a move: the move shown in 0.43 s), and a flood held to it costs the door
-and the game about 5 % of a core each (the game drops a flood's runs of characters no key takes,
+and the game about 5 % of a core each (of a flood, the game keeps only the last key,
 `tictactoe.adapters.terminal_input`)."""
 
 INPUT_BURST: Final = 2 * 1024 * 1024
