@@ -116,8 +116,8 @@ def test_ban_for_ever(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (("ban", "zed"), "No player is called zed."),
         (("unban", "zed"), "No player is called zed."),
         (("ban", "ada", "--for", "soon"), "is not a length of time"),
-        (("ban",), "the following arguments are required: HANDLE"),
-        (("ladder", "--bogus"), "unrecognized arguments: --bogus"),
+        (("ban",), "tictactoe club ban: give the handle, as in tictactoe club ban HANDLE."),
+        (("ladder", "--bogus"), "--bogus is not one of its arguments"),
     ],
 )
 def test_bad_arguments_say_so_in_one_sentence_with_status_2(
@@ -125,6 +125,7 @@ def test_bad_arguments_say_so_in_one_sentence_with_status_2(
 ) -> None:
     status, out, err = run(capsys, *argv, "--data", str(data))
     assert status == 2 and out == "" and said in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "usage" not in err  # one sentence, never argparse's usage
 
 
 def test_a_folder_without_a_club_is_said_and_left_alone(

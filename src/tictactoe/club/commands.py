@@ -2,8 +2,9 @@
 
 Each opens the club's file (`--data DIR`, as the running club does) beside the running club,
 which sees a ban at once; each prints plain text in aligned columns (or `--json`), names made
-safe by the record. Exit status 0; 2 for bad arguments, an unknown handle or a folder that
-holds no club, each said in one sentence.
+safe by the record. Exit status 0; 2 for bad arguments (`tictactoe.club.arguments`: never
+argparse's usage block), an unknown handle or a folder that holds no club, each said in one
+sentence.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Final
 
 from rich.cells import cell_len
 
+from tictactoe.club.arguments import BadArguments, OwnerParser, unknown
 from tictactoe.core.club import BadDuration, duration_of, until_text
 from tictactoe.record.club import ClubUnavailable, UnknownHandle, club_path
 from tictactoe.record.club_store import ClubStore, database_of, open_club_store
@@ -30,6 +32,15 @@ COMMANDS: Final = ("ladder", "ban", "unban", "players", "migrate")
 
 PROG: Final = "tictactoe club"
 
+WORDS: Final = {
+    "HANDLE": "the handle",
+    "FINGERPRINT": "the key's fingerprint (SHA256:…, as `tictactoe club keys` prints it)",
+    "LENGTH": "a length of time, such as 30m, 1h or 2d",
+    "DIR": "the club's folder",
+    "DSN": "the club's database, postgresql://USER@HOST:PORT/DB",
+}
+"""What each argument's metavar stands for, in the sentence refusing it."""
+
 
 def _length(text: str) -> float:
     try:
@@ -38,12 +49,12 @@ def _length(text: str) -> float:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="The club owner's commands.", allow_abbrev=False
+def _parser() -> OwnerParser:
+    parser = OwnerParser(
+        prog=PROG, description="The club owner's commands.", allow_abbrev=False, words=WORDS
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    data = argparse.ArgumentParser(add_help=False)
+    data = OwnerParser(add_help=False, words=WORDS)
     data.add_argument(
         "--data",
         type=Path,
@@ -98,7 +109,13 @@ def run_command(argv: Sequence[str]) -> int:
 
         return run_migrate(argv[1:])
     parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            raise unknown(f"{PROG} {args.command}", extras)
+    except BadArguments as error:
+        print(error, file=sys.stderr)
+        return 2
     path = club_path(args.data)
     if database_of(args.database) is None and not path.is_file():
         where = path.parent

@@ -7,11 +7,11 @@ named, it cannot be reached, it holds another program's tables or a newer schema
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from typing import Final
 
+from tictactoe.club.arguments import BadArguments, OwnerParser
 from tictactoe.record.club import ClubUnavailable
 from tictactoe.record.club_store import DATABASE_VARIABLE, database_of
 
@@ -22,8 +22,9 @@ PROG: Final = "tictactoe club migrate"
 
 def run_migrate(argv: Sequence[str]) -> int:
     """`tictactoe club migrate` with `argv` (the words after `migrate`): the exit status."""
-    parser = argparse.ArgumentParser(
+    parser = OwnerParser(
         prog=PROG,
+        words={"DSN": "the club's database, postgresql://USER@HOST:PORT/DB"},
         description="Make or migrate the club's schema in its PostgreSQL database.",
         allow_abbrev=False,
     )
@@ -33,7 +34,11 @@ def run_migrate(argv: Sequence[str]) -> int:
         metavar="DSN",
         help=f"the club's database, postgresql://USER@HOST:PORT/DB (default: ${DATABASE_VARIABLE})",
     )
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except BadArguments as error:
+        print(error, file=sys.stderr)
+        return 2
     dsn = database_of(args.database)
     if dsn is None:
         print(

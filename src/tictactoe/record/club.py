@@ -47,7 +47,7 @@ from tictactoe.core.names import clean_name
 from tictactoe.core.series import Player
 from tictactoe.record.database import is_damage, transaction
 from tictactoe.record.match import MatchRecord
-from tictactoe.record.opening import COMPANIONS, Damaged, open_for_writing
+from tictactoe.record.opening import COMPANIONS, Damaged, keep_private, open_for_writing
 from tictactoe.record.paths import CLUB_NAME, default_club_folder
 from tictactoe.record.schema import TIME_FORMAT, NotOurs
 from tictactoe.safe_files import move_aside, reason
@@ -205,6 +205,7 @@ class ClubRecord:
     def _open(self) -> sqlite3.Connection:
         for _attempt in range(2):
             try:
+                keep_private(self.path)  # players' keys and addresses: the owner's alone
                 db = open_for_writing(self.path, self.busy_timeout, CLUB_MIGRATIONS)
             except Damaged as damage:
                 self._keep_aside(str(damage))

@@ -5,7 +5,9 @@ how a file is told from another one put in its place.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import time
 from pathlib import Path
 from typing import Final
@@ -18,6 +20,7 @@ __all__ = [
     "COMPANIONS",
     "Damaged",
     "file_identity",
+    "keep_private",
     "not_ours",
     "open_for_reading",
     "open_for_writing",
@@ -40,6 +43,23 @@ def file_identity(path: Path | None) -> tuple[int, int] | None:
     except OSError:
         return None
     return status.st_dev, status.st_ino
+
+
+def keep_private(path: Path) -> None:
+    """Make the database at `path` readable and writable by its owner only (0600), made empty
+    first if there is none, and its companions there now too: SQLite gives the `-wal`, `-shm`
+    and `-journal` it makes later the database's own mode. Something that is not a regular file
+    is left alone (opening it says why); OSError as it comes."""
+    if path.exists() and not path.is_file():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    for file in (path, *(Path(f"{path}{suffix}") for suffix in COMPANIONS)):
+        try:
+            if stat.S_IMODE(file.stat().st_mode) != 0o600:
+                file.chmod(0o600)  # one made by an earlier version may be readable by others
+        except FileNotFoundError:
+            pass
 
 
 def open_for_writing(
