@@ -52,6 +52,7 @@ from tictactoe.club.bounds import (
     Paces,
 )
 from tictactoe.club.calls import InOrder, Reads
+from tictactoe.club.capacity import GuestDoor
 from tictactoe.core.club import START, Entry, Rating, closest, is_guest, until_text
 from tictactoe.core.codes import new_code
 from tictactoe.core.series import FinishedMatch, Series
@@ -293,6 +294,8 @@ class Club:
         self._last: dict[str, tuple[str, bool, int | None]] = {}
         """Each player's last series with both seats taken: the other, rated, its length."""
         self._stopping = False
+        self.guest_door = GuestDoor()
+        """The guests' share of the club's places and their pace (`tictactoe.club.capacity`)."""
 
     # Starting and stopping.
 
@@ -349,8 +352,15 @@ class Club:
             here = sum(1 for m in self._members.values() if m.guest and m.network == network)
             if entering + here >= GUESTS_PER_NETWORK:
                 return Admission(printable(user, 40), refusal=TOO_MANY_GUESTS)
+            # The guests' share of the club's places, and their pace (`club.capacity`).
+            guests = sum(m.guest for m in self._members.values())
+            turn = self.guest_door.turn(guests + sum(self._guests_entering.values()))
+            if turn.refusal is not None:
+                return Admission(printable(user, 40), refusal=turn.refusal)
             self._guests_entering[network] = entering + 1
         try:
+            if guest and turn.wait:
+                await asyncio.sleep(turn.wait)
             entry = await asyncio.to_thread(self._enter, user, key, peer)
         finally:
             if guest:
@@ -362,7 +372,8 @@ class Club:
         token = secrets.token_urlsafe(24)
         self._members[token] = _Member(entry.handle, entry.guest, peer)
         self._ratings.put(entry.handle, entry.rating)
-        return Admission(entry.handle, environment={CLUB_TOKEN: token})
+        games = 1 if entry.guest else None  # a guest's one game counts in the guests' share
+        return Admission(entry.handle, environment={CLUB_TOKEN: token}, games=games)
 
     def _enter(self, user: str, key: str | None, peer: str) -> Entry:
         """The record's entry (in a thread): a guest's handle is none of those in the club."""

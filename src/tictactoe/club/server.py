@@ -22,6 +22,16 @@ from typing import TYPE_CHECKING, Final, cast
 
 import platformdirs
 
+from tictactoe.club.capacity import (
+    FEWEST_PLAYERS,
+    MOST_PLAYERS,
+    GuestDoor,
+    available_memory,
+    door_bounds,
+    machine_cores,
+    players_for,
+)
+
 if TYPE_CHECKING:
     from tictactoe.club.lobby import Club
     from tictactoe.record.club_store import ClubStore
@@ -31,8 +41,6 @@ __all__ = ["club_for", "club_parser", "default_data", "run_club", "session_comma
 HOST_KEY_FILE: Final = "ssh_host_key"
 LOG_FILE: Final = "club.log"
 
-MAX_SESSIONS: Final = 500
-"""Games open at once: one per player's SSH session."""
 SESSION_MODULES: Final = (
     "tictactoe.cli",
     "tictactoe.club.lobby",
@@ -72,6 +80,16 @@ def _pace(text: str) -> float:
     if not 1 <= pace <= 100_000:
         raise argparse.ArgumentTypeError("a pace is from 1 to 100000 lobby changes a second")
     return pace
+
+
+def _players(text: str) -> int:
+    try:
+        players = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of players") from None
+    if not FEWEST_PLAYERS <= players <= 100_000:
+        raise argparse.ArgumentTypeError(f"a club has room for {FEWEST_PLAYERS} players or more")
+    return players
 
 
 def club_parser() -> argparse.ArgumentParser:
@@ -141,6 +159,14 @@ def club_parser() -> argparse.ArgumentParser:
         " for each 2 cores): more keeps a busy club's lobbies fresher, fewer its moves faster",
     )
     parser.add_argument(
+        "--max-players",
+        type=_players,
+        default=None,
+        metavar="N",
+        help="players at once, each a game of about 22 MiB, guests at most half of them"
+        f" (default: what the memory available at the start holds, at most {MOST_PLAYERS})",
+    )
+    parser.add_argument(
         "--proxy-protocol",
         action="store_true",
         help="take only connections that begin with a PROXY protocol header (HAProxy's"
@@ -206,6 +232,9 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         address=args.cluster_address,
         lobby_pace=args.lobby_pace,
     )
+    players = args.max_players or players_for(available_memory())
+    bounds = door_bounds(players, machine_cores())
+    club.guest_door = GuestDoor(bounds.guests)
     await club.start()
     warm = WarmParent(SESSION_MODULES)
     await warm.start()
@@ -213,8 +242,9 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         host_key=key,
         command=lambda info: session_command(club.url, info.peer),
         gate=club,
-        max_sessions=MAX_SESSIONS,
-        max_connections=MAX_SESSIONS + 100,
+        max_sessions=bounds.players,
+        max_connections=bounds.connections,
+        max_logging_in=bounds.logging_in,
         start_game=warm.spawn,
         proxy_protocol=args.proxy_protocol,
     )
@@ -255,6 +285,12 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     )
     if web is not None:
         print(f"Browsers open {web.address} (each tab a guest)", flush=True)
+    whence = "--max-players" if args.max_players else f"from the memory, at most {MOST_PLAYERS}"
+    print(
+        f"Room for {bounds.players} players at once ({whence}), guests at most {bounds.guests}"
+        " of them.",
+        flush=True,
+    )
     if merging_off():
         print(MERGING_OFF, flush=True)
     await stopped.wait()

@@ -64,6 +64,13 @@ class Bucket:
         self.tokens = self.burst
         self.stamp = clock()
 
+    def late(self, amount: float = 1) -> float:
+        """How late taking `amount` now would be, in seconds (0 when it would not), taking
+        nothing."""
+        now = self.clock()
+        tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - amount
+        return max(0.0, -tokens / self.rate)
+
     def take(self, amount: float = 1) -> float:
         """Take `amount`; the seconds until the bucket is out of debt (0 when it is not)."""
         now = self.clock()

@@ -53,7 +53,7 @@ def keep_private(path: Path) -> None:
     if path.exists() and not path.is_file():
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
     for file in (path, *(Path(f"{path}{suffix}") for suffix in COMPANIONS)):
         try:
             if stat.S_IMODE(file.stat().st_mode) != 0o600:

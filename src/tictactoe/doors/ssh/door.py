@@ -64,6 +64,7 @@ from tictactoe.doors.ssh.session import (
     SAFE_VALUE,
     Session,
     SessionInfo,
+    SessionsConnection,
 )
 from tictactoe.doors.ssh.terminal import Spawner
 from tictactoe.doors.throttle import Throttle
@@ -367,6 +368,9 @@ class SshDoor:
     def closed(self, session: Session) -> None:
         """`session`'s game has ended, or never started."""
         self._open.discard(session)
+
+    def games_of(self, connection: SessionsConnection) -> int:
+        return sum(1 for session in self._open if session.connection is connection)
 
     def peer_of(self, peername: object) -> str:
         """The address a connection from `peername` counts as: the one it came to the relay from

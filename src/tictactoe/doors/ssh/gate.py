@@ -31,6 +31,9 @@ class Admission:
     """One sentence saying why no game starts; None to let the connection play."""
     environment: Mapping[str, str] = field(default_factory=dict)
     """Added to the environment of each game the connection's sessions start (its secrets)."""
+    games: int | None = None
+    """The most games the connection may have open at once; None: as many as the door lets one
+    connection open (a guest has one: the guests' share of the door counts connections)."""
 
 
 class Gate(Protocol):

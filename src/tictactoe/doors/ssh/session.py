@@ -1,6 +1,7 @@
 """One SSH session: a game in the person's terminal, or a sentence saying why not.
 
-- a session without a terminal, and a full door, are told why in a sentence: no game starts;
+- a session without a terminal, a full door, and a connection past the games its gate allows it
+  (`Admission.games`) are told why in a sentence: no game starts;
 - the terminal type and size the person's `ssh` reports are taken when they are sane, and
   every change of size reaches the game;
 - input is paced (`INPUT_RATE` bytes a second past a paste's `INPUT_BURST`, and the door's
@@ -50,6 +51,7 @@ NO_TERMINAL: Final = (
     " after the address, for the game line by line)"
 )
 FULL: Final = "Too many games are open here: try again later."
+NO_MORE_GAMES: Final = "You have as many games open here as you may: close one first."
 CANNOT_START: Final = "The game could not start here; the host's log says why."
 
 CHANNEL_WINDOW: Final = 16 * 1024
@@ -120,6 +122,9 @@ class Door(Protocol):
     def opened(self, session: Session) -> None: ...
 
     def closed(self, session: Session) -> None: ...
+
+    def games_of(self, connection: SessionsConnection) -> int:
+        """Games open (or being started) on `connection`'s sessions."""
 
     def spawn(
         self, work: Callable[[], Coroutine[object, object, None]], *, starting: bool = False
@@ -239,6 +244,10 @@ class Session(asyncssh.SSHServerSession[bytes]):
         if refusal is None and self.term_type is None:
             self.connection.note("refused a session without a terminal from %s", peer)
             refusal = NO_TERMINAL
+        most = None if admission is None else admission.games
+        if refusal is None and most is not None and self.door.games_of(self.connection) >= most:
+            self.connection.note("refused %s a game past its %d", peer, most)
+            refusal = NO_MORE_GAMES
         if refusal is None and self.door.sessions >= self.door.max_sessions:
             self.connection.note("refused a game to %s: %d are open", peer, self.door.sessions)
             refusal = FULL
