@@ -31,7 +31,7 @@ from tictactoe.core.club import (
     until_text,
 )
 
-ALLOWED = re.compile(r"[A-Za-z0-9_-]{1,20}")
+ALLOWED = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,19}")
 
 ratings = st.builds(
     Rating,
@@ -65,6 +65,9 @@ def test_a_handle_is_the_same_in_any_case(user: str) -> None:
         "",
         "a" * 21,
         "ada lovelace",
+        "a..b",
+        "-x",
+        "--help",
         "ad@",
         "ada\n",
         "\u212aelvin",

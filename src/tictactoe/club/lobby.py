@@ -53,6 +53,7 @@ from tictactoe.club.bounds import (
 )
 from tictactoe.club.calls import InOrder, Reads
 from tictactoe.club.capacity import GuestDoor
+from tictactoe.club.names import about_the_name
 from tictactoe.core.club import START, Entry, Rating, closest, is_guest, until_text
 from tictactoe.core.codes import new_code
 from tictactoe.core.series import FinishedMatch, Series
@@ -342,7 +343,8 @@ class Club:
     # The gate: who a connection is.
 
     async def fits(self, user: str, key: str, peer: str) -> str | None:
-        return await asyncio.to_thread(self.record.would_refuse, user, key, peer, self.clock())
+        refusal = await asyncio.to_thread(self.record.would_refuse, user, key, peer, self.clock())
+        return about_the_name(user, refusal)  # a name no key can have is said to any client
 
     async def enter(self, user: str, key: str | None, peer: str) -> Admission:
         guest = key is None or is_guest(user)

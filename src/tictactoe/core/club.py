@@ -53,7 +53,7 @@ T = TypeVar("T")
 HANDLE_LENGTH: Final = 20
 """The longest handle, in characters (all of them ASCII)."""
 
-_HANDLE: Final = re.compile(rf"[a-z0-9_-]{{1,{HANDLE_LENGTH}}}", re.ASCII)
+_HANDLE: Final = re.compile(r"[a-z0-9_-]*", re.ASCII)
 
 GUEST_PREFIX: Final = "guest"
 """Every handle beginning so is a guest's: none can be claimed."""
@@ -89,13 +89,16 @@ class BadHandle(ValueError):
 def handle_of(user: str) -> str:
     """The handle `user` names (lowercase); BadHandle, in one sentence, if it cannot be one.
 
-    Exactly 1-`HANDLE_LENGTH` of ASCII letters, digits, `_` and `-`, in any case; not a
+    Exactly 1-`HANDLE_LENGTH` of ASCII letters, digits, `_` and `-`, in any case, not
+    beginning with `-` (`ssh` and the owner's commands would take it for an option); not a
     reserved name, not a guest's.
     """
     if not (user.isascii() and _HANDLE.fullmatch(user.lower())):
-        raise BadHandle(
-            f"A handle is 1 to {HANDLE_LENGTH} of the letters a-z, the digits 0-9, _ and -."
-        )
+        raise BadHandle("A handle is made of the letters a-z, the digits 0-9, _ and -.")
+    if not 1 <= len(user) <= HANDLE_LENGTH:
+        raise BadHandle(f"A handle is 1 to {HANDLE_LENGTH} characters long.")
+    if user.startswith("-"):
+        raise BadHandle("A handle begins with a letter, a digit or _: ssh takes - for an option.")
     handle = user.lower()
     if handle in RESERVED or handle.startswith(GUEST_PREFIX):
         raise BadHandle(f"The handle {handle} is reserved; please choose another.")

@@ -30,7 +30,8 @@ each public key the client offers is asked about (a key that cannot be this name
 and the client offers its next; asyncssh checks the signature of the one taken), a login without
 a key is taken, and the gate decides, once the login is over, who the connection is, or why it may
 not play (said in one sentence when its session starts, no game started; when every key was
-declined, the last one's refusal).
+declined, the last one's refusal). A user name no key can log in as (`NameRefused`) takes the first
+key offered, so that the refusal is said the same way to a client that may not log in without one.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from tictactoe.adapters.ssh_channel import limit_environment
 from tictactoe.core.codes import normalise_code
 from tictactoe.doors.bounds import Bucket, peer_address, printable
 from tictactoe.doors.proxy import BadHeader, read_header
-from tictactoe.doors.ssh.gate import Admission, Gate
+from tictactoe.doors.ssh.gate import Admission, Gate, NameRefused
 from tictactoe.doors.ssh.session import (
     CHANNEL_WINDOW,
     DOOR_INPUT_RATE,
@@ -565,6 +566,8 @@ class Connection(asyncssh.SSHServer):
         """The gate deciding, once the login is over: sessions wait for it."""
         self.declined: str | None = None
         """Why the gate declined the last key it declined (said if no key is taken)."""
+        self.name_refused = False
+        """Whether the gate said no key can log in as the user name (`NameRefused`)."""
         self._answers: dict[str, str | None] = {}
         """The gate's answer about each key offered (asyncssh asks twice about the one used)."""
         self.lost = False
@@ -648,6 +651,11 @@ class Connection(asyncssh.SSHServer):
                 return False
             self._answers[line] = await self.door.gate.fits(username, line, self.peer)
         refusal = self._answers[line]
+        if isinstance(refusal, NameRefused):  # no key would do: the login says why once over
+            self.declined = refusal
+            self.key = None
+            self.name_refused = True
+            return True
         if refusal is not None:
             self.declined = refusal
             return False
@@ -666,6 +674,8 @@ class Connection(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         self.door.logged_in(self)
         gate = self.door.gate
+        if self.name_refused:
+            self.key = None  # whichever method ended the login, the name can log in as nobody
         if gate is not None and self.key is None and self.declined is not None:
             self._admitted(Admission(printable(self.user, 40), refusal=self.declined))
         elif gate is not None:

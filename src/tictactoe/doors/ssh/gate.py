@@ -6,7 +6,8 @@ key) is declined, so that the client offers its next one; a key that fits is tak
 checks the client holds it). A login without a key (keyboard-interactive with no prompt) is taken
 too. Once the login is over the door asks the gate what the person is (`Gate.enter`): an
 `Admission`. A refusal is said in one sentence when the session starts, and no game starts; when
-every key offered was declined, that sentence is the last key's refusal.
+every key offered was declined, that sentence is the last key's refusal. A name no key can
+log in as (`NameRefused`) takes the first key offered, to be told so the same way.
 
 The gate's answers may take a while (a record on disk): they are coroutines, and the door's
 other connections go on meanwhile.
@@ -18,7 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-__all__ = ["Admission", "Gate"]
+__all__ = ["Admission", "Gate", "NameRefused"]
+
+
+class NameRefused(str):
+    """A refusal of `Gate.fits` that no key can change: the user name itself cannot log in (it
+    is no handle). The door takes the key offered, so that the client logs in whatever methods
+    it may fall back on, and says the refusal once the login is over, as any other: not only
+    the client's "Permission denied"."""
 
 
 @dataclass(frozen=True, slots=True)
