@@ -149,10 +149,22 @@ def test_a_process_killed_mid_series_the_other_goes_on_and_the_registry_forgets(
     assert bob.poll() is None
 
 
+def logged(path: Path, *lines: str) -> None:
+    """Wait until the club's log at `path` holds each of `lines` (within `WAIT` seconds)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        text = path.read_text() if path.exists() else ""
+        if all(line in text for line in lines):
+            return
+        assert time.monotonic() < deadline, f"{path} lacks {lines}: {text}"
+        time.sleep(0.2)
+
+
 def test_postgresql_restarted_mid_series_the_match_is_written_once_it_is_back(
-    two: tuple[Club, Club], database: str, postgres: Cluster
+    two: tuple[Club, Club], database: str, postgres: Cluster, tmp_path: Path
 ) -> None:
     first, second = two
+    logs = (tmp_path / "first" / "club.log", tmp_path / "second" / "club.log")
     alice, bob = across(first, second)
     move(alice, b"7", bob, "alice X top-left")
     postgres.stop()
@@ -160,7 +172,9 @@ def test_postgresql_restarted_mid_series_the_match_is_written_once_it_is_back(
         move(bob, b"4", alice, "bob O left")  # the table goes on without the database
         move(alice, b"8", bob, "alice X top")
         move(bob, b"5", alice, "bob O centre")
-        move(alice, b"9", bob, "alice wins!")
+        for log in logs:  # each process says it lost the database
+            logged(log, "is away; tables in play go on")
+        move(alice, b"9", bob, "alice wins!")  # a match that waits
         late = first.ssh("erin", "erin")
         late.expect("The club cannot reach its records just now; please try again in a minute.")
         assert late.finish() == 1
@@ -174,6 +188,9 @@ def test_postgresql_restarted_mid_series_the_match_is_written_once_it_is_back(
     assert matches(database) == 1
     ladder = owner(database, "ladder")
     assert [line.split()[1] for line in ladder.stdout.splitlines()[1:3]] == ["alice", "bob"]
+    # each process says it has the database again; the first, the match it wrote
+    logged(logs[0], "answers again", "wrote a match of alice and bob that waited")
+    logged(logs[1], "answers again")
 
 
 async def test_two_hundred_players_over_two_processes_for_a_minute_every_match_written_once(

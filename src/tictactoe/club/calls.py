@@ -65,6 +65,11 @@ class Reads(Generic[K, V]):
         self._reading.pop(key, None)  # a read begun before may be older than the change
         self._stale.add(key)
 
+    def stale_all(self) -> None:
+        """Every answer kept may have changed (`stale` for each)."""
+        for key in list(self._values):
+            self.stale(key)
+
     async def load(self, key: K) -> V:
         """The answer for `key`: the one kept (read again meanwhile if it is stale), or read now
         (once, whoever else waits for it)."""

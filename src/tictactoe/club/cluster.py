@@ -11,6 +11,10 @@ a move crosses one websocket, as at a table of their own process.
 - Every change of a table is written to the registry, which tells every process by NOTIFY; each
   process LISTENs, re-reads the registry (at once, every `RESYNC_EVERY` seconds in case a
   notification was lost, and on each reconnection) and shows the others' tables in its lobbies.
+- Every match written is announced the same way; what the lobbies show of the record (the
+  ladder, ratings, recent matches) is read again for its players, and all of it on each
+  reconnection and every `REFRESH_EVERY` seconds, so that a lost notification never leaves a
+  lobby stale for longer.
 - A seat is claimed in the registry in one statement (`claim_seat`), so two processes never
   seat two players at one table.
 - Every process says it is alive every `HEARTBEAT_EVERY` seconds; the tables of a process silent
@@ -20,7 +24,8 @@ a move crosses one websocket, as at a table of their own process.
 - While the database is away (`ClusterStore`): nothing waits for it on the event loop; tables in
   play go on; a keyed login is refused in one sentence; the lobbies show what they last knew;
   a match finished meanwhile waits and is written once it is back (once: the store's uid, and
-  one `flush` at a time, the heartbeat's finding it back or the stop's).
+  one `flush` at a time, the heartbeat's finding it back or the stop's). The log says when the
+  database went away, when it answers again, and each match written that waited.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ __all__ = [
     "AWAY_REFUSAL",
     "HEARTBEAT_EVERY",
     "MATCHES_CHANNEL",
+    "REFRESH_EVERY",
     "RESYNC_EVERY",
     "TABLE_LIFETIME",
     "Cluster",
@@ -65,8 +71,11 @@ TABLE_LIFETIME: Final = 5.0
 """Seconds after its process's last heartbeat that a table is forgotten."""
 RESYNC_EVERY: Final = 2.0
 """Seconds between two readings of the registry when no notification came."""
+REFRESH_EVERY: Final = 30.0
+"""Seconds between two readings of everything the lobbies show of the record (a lost notice)."""
 MATCHES_CHANNEL: Final = "tictactoe_matches"
-"""The channel told the handles of every match written (their ratings, the ladder changed)."""
+"""The channel told the handles of every match written (their ratings, the ladder changed);
+told nothing (an empty payload): matches of anyone were written."""
 AWAY_REFUSAL: Final = "The club cannot reach its records just now; please try again in a minute."
 NOT_OPEN: Final = "That table is not open any more."
 NOT_IN_PLAY: Final = "That table is not in play."
@@ -151,8 +160,8 @@ class Hub(Protocol):
     def changed(self) -> None:
         """Another process's tables changed: every lobby is told."""
 
-    def forget_cached(self, handles: Iterable[str] = ()) -> None:
-        """Another process wrote a match (of `handles`): what the club read of them changed."""
+    def forget_cached(self, handles: Iterable[str] | None = None) -> None:
+        """A match was written (of `handles`; None: of anyone): what the club read changed."""
 
 
 class Cluster:
@@ -192,6 +201,8 @@ class Cluster:
         self._stale = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
         self._up_since = clock()
+        self.refresh_every = REFRESH_EVERY
+        """Seconds between two readings of everything the lobbies show of the record."""
 
     # The lobby's hooks.
 
@@ -208,8 +219,11 @@ class Cluster:
             asyncio.create_task(self._beat()),
             asyncio.create_task(self._write()),
             asyncio.create_task(self._resync()),
-            asyncio.create_task(self._hear(_tables_channel(), self._heard)),
-            asyncio.create_task(self._hear(MATCHES_CHANNEL, self._matches_written)),
+            asyncio.create_task(self._hear(_tables_channel(), self._heard, self._stale.set)),
+            asyncio.create_task(
+                self._hear(MATCHES_CHANNEL, self._matches_written, self._forget_cached)
+            ),
+            asyncio.create_task(self._refresh()),
         ]
         self._stale.set()
 
@@ -408,24 +422,39 @@ class Cluster:
             log.warning("the club's database %s is away; tables in play go on", self.record.where)
 
     async def _back(self) -> None:
-        """The database answers again: what waited is written, the registry written afresh."""
+        """The database answers again: what waited is written, the registry written afresh, and
+        what the lobbies show read again (what was written meanwhile went unheard)."""
         self.up = True
         self._up_since = self.clock()
+        log.warning("the club's database %s answers again", self.record.where)
         await asyncio.to_thread(self.store.flush)
         for notice in self.record.take_notices():
             log.warning("%s", notice)
         self._rewrite_all = True
         self._dirty.set()
         self._stale.set()
+        self._forget_cached()
+
+    def _forget_cached(self) -> None:
         if self._club is not None:
             self._club.forget_cached()
 
-    async def _hear(self, channel: str, heard: Callable[[str], None]) -> None:
-        """Listen on `channel` for ever, again after each lost connection."""
+    async def _refresh(self) -> None:
+        """Every `refresh_every` seconds, what the lobbies show of the record is read again."""
+        while True:
+            await asyncio.sleep(self.refresh_every)
+            if self.up:
+                self._forget_cached()
+
+    async def _hear(
+        self, channel: str, heard: Callable[[str], None], missed: Callable[[], None]
+    ) -> None:
+        """Listen on `channel` for ever, again after each lost connection; `missed` is called
+        once it listens (what was sent while it did not, it did not hear)."""
         while True:
             try:
                 async with self.record.listen(channel) as payloads:
-                    self._stale.set()  # what was missed meanwhile
+                    missed()
                     async for payload in payloads:
                         heard(payload)
             except ClubUnavailable:
@@ -485,7 +514,7 @@ class Cluster:
 
     def _matches_written(self, payload: str) -> None:
         if self._club is not None:
-            self._club.forget_cached(payload.split())
+            self._club.forget_cached(payload.split() or None)
 
 
 def _tables_channel() -> str:
@@ -604,6 +633,7 @@ class ClusterStore:
         """Hand every match that waited to the store, oldest first (it writes each once), one
         caller at a time: two at once would each hand over the same match."""
         with self._flushing:
+            earlier = self.record.unsaved  # kept by the store itself: a write that failed
             while self._waiting:
                 waiting = self._waiting[0]
                 self.record.finish(
@@ -616,12 +646,20 @@ class ClusterStore:
                 )
                 self._waiting.popleft()
                 if self.record.unsaved:
+                    self.cluster.away()  # written at the next return of the database
                     return
+                log.warning(
+                    "wrote a match of %s and %s that waited for the club's database (table %s)",
+                    *waiting.players,
+                    waiting.table,
+                )
                 self._announce(waiting.players)
             if self.record.unsaved:
                 self.record.save_pending()
+            if earlier and not self.record.unsaved:
+                self._announce(())  # whose they were is the store's: anyone's, as told
 
-    def _announce(self, players: tuple[str, str]) -> None:
+    def _announce(self, players: tuple[str, ...]) -> None:
         with contextlib.suppress(ClubUnavailable):
             self.record.notify(MATCHES_CHANNEL, " ".join(players))
 

@@ -758,11 +758,14 @@ class Club:
         if self.cluster is not None:
             self.cluster.changed(self._tables.values())
 
-    def forget_cached(self, handles: Iterable[str] = ()) -> None:
-        """Another process wrote a match (of `handles`): the ladder, and their ratings and
-        recent matches, are read again."""
+    def forget_cached(self, handles: Iterable[str] | None = None) -> None:
+        """A match was written (of `handles`; None: of anyone, or a notice may have been lost):
+        the ladder, and their ratings and recent matches, are read again."""
         self._ladder.stale(None)
-        for handle in handles:
+        if handles is None:
+            self._ratings.stale_all()
+            self._recent.stale_all()
+        for handle in handles or ():
             self._ratings.stale(handle)
             self._recent.stale(handle)
         self.changed()
