@@ -16,7 +16,9 @@ a move crosses one websocket, as at a table of their own process.
   reconnection and every `REFRESH_EVERY` seconds, so that a lost notification never leaves a
   lobby stale for longer.
 - A seat is claimed in the registry in one statement (`claim_seat`), so two processes never
-  seat two players at one table.
+  seat two players at one table; a table is registered as it opens. Both check, under the
+  handle's lock, that the handle holds no table of another process (`seats_pg`): one seat a
+  handle, club-wide. While the database is away, a player with a handle opens and takes none.
 - Every process says it is alive every `HEARTBEAT_EVERY` seconds; the tables of a process silent
   for `TABLE_LIFETIME` seconds are shown nowhere and taken out of the registry (a process killed
   with SIGKILL: its players' ssh ends with it, and a player of another process at one of its
@@ -48,6 +50,7 @@ from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import WATCHER_NAME, GoTo, LobbyNews, Said, TableRow
 from tictactoe.record.club import ClubUnavailable
 from tictactoe.record.match import MatchRecord
+from tictactoe.record.seats_pg import NOT_OPEN, PLAYING, WAITING_ELSEWHERE
 
 if TYPE_CHECKING:
     from tictactoe.record.club_pg import ClubTable, PostgresClubRecord
@@ -77,7 +80,6 @@ MATCHES_CHANNEL: Final = "tictactoe_matches"
 """The channel told the handles of every match written (their ratings, the ladder changed);
 told nothing (an empty payload): matches of anyone were written."""
 AWAY_REFUSAL: Final = "The club cannot reach its records just now; please try again in a minute."
-NOT_OPEN: Final = "That table is not open any more."
 NOT_IN_PLAY: Final = "That table is not in play."
 
 
@@ -201,6 +203,8 @@ class Cluster:
         self._stale = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
         self._up_since = clock()
+        self._registering: set[str] = set()
+        """Tables of this process being registered as they open (not yet in `_local`)."""
         self.refresh_every = REFRESH_EVERY
         """Seconds between two readings of everything the lobbies show of the record."""
 
@@ -249,22 +253,50 @@ class Cluster:
         self._dirty.set()
 
     def busy(self, handle: str) -> str | None:
-        """Why `handle` may not open or sit at a table, from the other processes' tables."""
+        """Why `handle` may not open or sit at a table, from the other processes' tables as last
+        read (the database checks again: `register`, `claim`)."""
         for table in self.remote.values():
-            if handle in table.players and (table.playing or len(table.players) == 2):
-                return "You are playing at a table already."
+            if handle in table.players:
+                return PLAYING if table.playing or len(table.players) == 2 else WAITING_ELSEWHERE
         return None
 
-    def claim(self, table_id: str, handle: str) -> bool:
-        """Seat `handle` at this process's open table `table_id` in the registry; while the
-        database is away, this process alone decides (the others cannot claim then)."""
-        if not self.up or table_id not in self._written:
-            return True
+    async def register(self, table: LocalTable, guest: bool) -> str | None:
+        """This process's table, just opened by `table.opener`, in the registry at once, unless
+        the opener holds a table of another process: why not, or None. A guest's is written
+        later (a guest is in one process only); while the database is away, a handle's is
+        refused (one seat a handle cannot be checked then)."""
+        if guest:
+            return None
+        if not self.up:
+            return AWAY_REFUSAL
+        row = self._row(table, (table.opener,), self._state(table))
+        self._registering.add(table.id)
         try:
-            return self.record.claim_seat(table_id, handle)
+            return await asyncio.to_thread(self.record.register_table, row, one_seat=TABLE_LIFETIME)
         except ClubUnavailable:
             self.away()
-            return True
+            return AWAY_REFUSAL
+        finally:
+            self._registering.discard(table.id)
+
+    def claim(self, table_id: str, handle: str, guest: bool) -> str | None:
+        """Seat `handle` at this process's open table `table_id` in the registry (checked as in
+        `sit`): why not, or None. While the database is away, a guest's seat is this process's
+        alone to give, and a handle's is refused."""
+        if not self.up:
+            return None if guest else AWAY_REFUSAL
+        try:
+            return self.record.claim_seat(
+                table_id,
+                handle,
+                process=None if guest else self.process,
+                now=self.clock(),
+                within=TABLE_LIFETIME,
+                unknown=True,
+            )
+        except ClubUnavailable:
+            self.away()
+            return None if guest else AWAY_REFUSAL
 
     def sit(self, handle: str, guest: bool, table_id: str, busy: str | None) -> LobbyNews:
         """`handle` asks to sit at another process's table: where to go, or why not."""
@@ -278,12 +310,18 @@ class Cluster:
         if not self.up:
             return Said(AWAY_REFUSAL)
         try:
-            claimed = self.record.claim_seat(table_id, handle)
+            refusal = self.record.claim_seat(
+                table_id,
+                handle,
+                process=None if guest else self.process,
+                now=self.clock(),
+                within=TABLE_LIFETIME,
+            )
         except ClubUnavailable:
             self.away()
             return Said(AWAY_REFUSAL)
-        if not claimed:
-            return Said(NOT_OPEN)
+        if refusal is not None:
+            return Said(refusal)
         self.remote.pop(table_id, None)
         self._stale.set()
         return GoTo(table.id, table.url, table.code, handle, "seat", door_key=table.key)
@@ -361,9 +399,15 @@ class Cluster:
             except ClubUnavailable:
                 self.away()
 
-    def _put(self, wanted: dict[str, tuple[tuple[str, ...], str, LocalTable]]) -> None:
+    def _row(self, table: LocalTable, players: tuple[str, ...], state: str) -> ClubTable:
         from tictactoe.record.club_pg import ClubTable
 
+        beat = self.clock()
+        return ClubTable(
+            table.id, self.process, table.opener, table.rated, table.matches, players, state, beat
+        )
+
+    def _put(self, wanted: dict[str, tuple[tuple[str, ...], str, LocalTable]]) -> None:
         for table_id in [table_id for table_id in self._written if table_id not in wanted]:
             self.record.remove_table(table_id)
             del self._written[table_id]
@@ -377,18 +421,7 @@ class Cluster:
                 state=state,
                 heartbeat=self.clock(),
             ):
-                self.record.register_table(
-                    ClubTable(
-                        table_id,
-                        self.process,
-                        table.opener,
-                        table.rated,
-                        table.matches,
-                        players,
-                        state,
-                        self.clock(),
-                    )
-                )
+                self.record.register_table(self._row(table, players, state))
             self._written[table_id] = (players, state)
 
     async def _beat(self) -> None:
@@ -499,7 +532,7 @@ class Cluster:
             if found is not None:
                 remote[row.id] = found
         lost = set(self._written.copy()) - mine  # taken out meanwhile (thought dead): written again
-        ended = mine - set(self._local)
+        ended = mine - set(self._local) - self._registering
         if lost or ended:
             self._rewrite |= lost
             self._ended |= ended

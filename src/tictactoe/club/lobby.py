@@ -523,8 +523,16 @@ class Club:
         self._opening.add(handle)  # one table waiting, however many lobbies ask
         try:
             await server.start("127.0.0.1" if self.cluster is None else self.cluster.address)
+            refused = None
+            if self.cluster is not None:  # one table a handle, club-wide
+                refused = await self.cluster.register(table, lobby.member.guest)
         finally:
             self._opening.discard(handle)
+        if refused is not None:
+            table.ending = True
+            await server.stop(refused)
+            self._send(lobby, Said(refused))
+            return
         self._tables[table_id] = table
         self._lapse(handle, f"{handle} opened a table: the rematch offer lapsed.")
         self._send(lobby, self._goto(table, handle))
@@ -575,11 +583,13 @@ class Club:
         if busy is not None:
             self._send(lobby, Said(busy))
             return
-        if self.cluster is not None and not self.cluster.claim(table.id, handle):
-            self._send(lobby, Said("That table is not open any more."))
+        guest = lobby.member.guest
+        refused = None if self.cluster is None else self.cluster.claim(table.id, handle, guest)
+        if refused is not None:
+            self._send(lobby, Said(refused))
             return
         table.sitter = handle
-        if lobby.member.guest:
+        if guest:
             table.rated = False  # a guest's games are unrated
         self._lapse(handle, f"{handle} sat at another table: the rematch offer lapsed.")
         self._send(lobby, self._goto(table, handle))

@@ -78,6 +78,7 @@ from tictactoe.record.club import (
     another_key,
 )
 from tictactoe.record.match import MatchRecord
+from tictactoe.record.seats_pg import seat_free, seated_elsewhere
 
 __all__ = [
     "APPLICATION",
@@ -692,11 +693,18 @@ class PostgresClubRecord:
 
     # The registry of tables, shared by every process of the club.
 
-    def register_table(self, table: ClubTable) -> None:
+    def register_table(self, table: ClubTable, *, one_seat: float | None = None) -> str | None:
         """Add `table` to the registry, or replace what it says of it; `TABLES_CHANNEL` is told
-        its id when the change is made."""
+        its id when the change is made. Given `one_seat` (seconds a table of a silent process
+        stays live), only when its opener holds no table of another process: else why not."""
 
-        def put(conn: Connection) -> None:
+        def put(conn: Connection) -> str | None:
+            if one_seat is not None:
+                refusal = seated_elsewhere(
+                    conn, table.owner, table.process, table.heartbeat, one_seat
+                )
+                if refusal is not None:
+                    return refusal
             conn.execute(
                 "INSERT INTO tables (id, process, owner, rated, matches, players, state,"
                 " heartbeat) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE"
@@ -716,8 +724,9 @@ class PostgresClubRecord:
                 ),
             )
             conn.execute("SELECT pg_notify(%s, %s)", (TABLES_CHANNEL, table.id))
+            return None
 
-        self._read(put)
+        return self._read(put)
 
     def update_table(
         self,
@@ -741,20 +750,29 @@ class PostgresClubRecord:
 
         return self._read(change)
 
-    def claim_seat(self, table_id: str, handle: str) -> bool:
-        """Seat `handle` at the open table `table_id` (its owner alone there): whether the seat
-        was free and is now theirs. The one statement makes two processes' claims of one seat
-        at the same moment give it to one of them."""
+    def claim_seat(
+        self,
+        table_id: str,
+        handle: str,
+        *,
+        process: str | None = None,
+        now: float = 0.0,
+        within: float = TABLE_LIFETIME,
+        unknown: bool = False,
+    ) -> str | None:
+        """Seat `handle` at the open table `table_id` (see `seats_pg.seat_free`): None when the
+        seat is theirs now, else why not in one sentence. Given `process` (the one asking), only
+        when `handle` holds no table of another process live at `now` (`seated_elsewhere`)."""
 
-        def claim(conn: Connection) -> bool:
-            found = conn.execute(
-                "UPDATE tables SET players = players || %s::text WHERE id = %s"
-                " AND cardinality(players) = 1 AND NOT %s = ANY(players)",
-                (handle, table_id, handle),
-            ).rowcount
-            if found:
+        def claim(conn: Connection) -> str | None:
+            refusal = None
+            if process is not None:
+                refusal = seated_elsewhere(conn, handle, process, now, within)
+            if refusal is None:
+                refusal = seat_free(conn, table_id, handle, unknown=unknown)
+            if refusal is None:
                 conn.execute("SELECT pg_notify(%s, %s)", (TABLES_CHANNEL, table_id))
-            return bool(found)
+            return refusal
 
         return self._read(claim)
 
