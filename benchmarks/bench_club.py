@@ -44,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import asyncssh
@@ -154,7 +154,7 @@ def seed(data: Path, keys: list[asyncssh.SSHKey]) -> None:
         record.close()
 
 
-async def start_club(data: Path) -> tuple[subprocess.Popen[str], int]:
+async def start_club(data: Path, options: Sequence[str] = ()) -> tuple[subprocess.Popen[str], int]:
     club = subprocess.Popen(
         [
             sys.executable,
@@ -164,6 +164,7 @@ async def start_club(data: Path) -> tuple[subprocess.Popen[str], int]:
             *("--listen", "127.0.0.1", "--ssh-port", "0"),
             "--data",
             str(data),
+            *options,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
