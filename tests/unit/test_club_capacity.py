@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 import asyncssh
+import pytest
 
 from tictactoe.club.capacity import (
     FEWEST_PLAYERS,
@@ -29,6 +30,7 @@ from tictactoe.club.capacity import (
     players_for,
 )
 from tictactoe.club.lobby import Club
+from tictactoe.club.server import club_parser
 from tictactoe.record.club import ClubRecord
 
 MIB = 1024 * 1024
@@ -103,3 +105,12 @@ async def test_the_gate_keeps_room_for_keys_and_gives_a_guest_one_game(tmp_path:
         assert (await club.enter("anyone", None, "127.0.1.7")).refusal is None  # a place freed
     finally:
         await club.stop()
+
+
+def test_max_players_is_a_number_of_players(capsys: pytest.CaptureFixture[str]) -> None:
+    assert club_parser().parse_args(["--max-players", "64"]).max_players == 64
+    assert club_parser().parse_args([]).max_players is None  # from the memory
+    for wrong in ("1", "x", "-5"):
+        with pytest.raises(SystemExit):
+            club_parser().parse_args(["--max-players", wrong])
+    assert "--max-players" in capsys.readouterr().err
