@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 from rich.text import Text
-from textual import events
 from textual.content import Content
-from textual.widgets import Input, RadioButton, Static
+from textual.widgets import RadioButton, Static
 
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from tictactoe.club.link import LobbyLink
@@ -27,6 +26,7 @@ from tictactoe.online.lobby import (
     AddKey,
     CloseTable,
     GoTo,
+    KeyWord,
     LobbyNews,
     OpenTable,
     PastMatch,
@@ -199,27 +199,26 @@ async def test_enter_on_a_recent_match_replays_it() -> None:
 # A second key.
 
 
-async def test_k_adds_a_pasted_key_and_the_clubs_answer_is_shown() -> None:
+async def test_k_asks_for_a_one_time_word_and_shows_the_line_to_type() -> None:
     lobby = FakeLobby(LOBBY)
     app = club_app(lobby)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await pilot.pause()
         await pilot.press("k")
         await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen), "nothing to paste: the club is asked"
+        assert lobby.asked == [AddKey()]
+        lobby.say(KeyWord("ada+k7qm2x9p", 2222, 10))
+        await pilot.pause(0.2)
         assert isinstance(app.screen, AddKeyScreen)
-        await pilot.press("enter")  # nothing pasted yet: said, not asked
-        assert shown(app, "#key-notice") == "Paste a public key line first."
-        app.screen.query_one(Input).post_message(events.Paste(KEY + "\n"))
-        await pilot.pause()
+        assert shown(app, "#key-line") == "ssh -p 2222 ada+k7qm2x9p@HOST"
+        assert "within 10 minutes" in shown(app, "#key-explain")
+        lobby.say(KeyWord("ada+bbbbbbbb", 22, 10))  # k again: the new word replaces the old
+        await pilot.pause(0.2)
+        assert shown(app, "#key-line") == "ssh ada+bbbbbbbb@HOST"
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
-        lobby.say(Said("The key was added: it signs in as ada too."))
-        await pilot.pause(0.2)
-        assert any("The key was added" in toast for toast in toasts(app))
-        await pilot.press("k", "escape")  # cancelled: nothing asked
-        await pilot.pause()
-    assert lobby.asked == [AddKey(KEY)]
 
 
 async def test_a_guest_cannot_add_a_key() -> None:
@@ -267,13 +266,16 @@ def test_the_open_table_dialog_at_80x24(snap_compare: Any) -> None:
 
 
 def test_the_add_key_dialog_at_80x24(snap_compare: Any) -> None:
+    lobby = FakeLobby(LOBBY)
+
     async def run_before(pilot: Any) -> None:
         await pilot.pause()
         await pilot.press("k")
-        await pilot.pause()
+        lobby.say(KeyWord("ada+k7qm2x9p", 2222, 10))
+        await pilot.pause(0.2)
         assert isinstance(pilot.app.screen, AddKeyScreen)
 
-    assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(club_app(lobby), terminal_size=(80, 24), run_before=run_before)
 
 
 def test_a_recent_match_replayed_at_80x24(snap_compare: Any) -> None:
@@ -465,11 +467,15 @@ async def test_a_player_adds_a_key_and_a_guest_cannot(tmp_path: Path) -> None:
         guest = await LobbyLink.open(club.url, guest_in.environment[CLUB_TOKEN])
         links += [ada, guest]
 
-        await ada.ask(AddKey(key_line("phone")))
-        await next_news(ada, said("The key was added: it signs in as ada too."))
-        await ada.ask(AddKey("not a key"))
-        await next_news(ada, said("That is not a public key line"))
-        await guest.ask(AddKey(key_line("guest")))
+        await ada.ask(AddKey())
+        word = await next_news(ada, lambda news: isinstance(news, KeyWord))
+        assert isinstance(word, KeyWord) and word.login.startswith("ada+")
+        phone = await club.enter(word.login, key_line("phone"), "127.0.0.1")
+        assert phone.refusal is None and phone.name == "ada"
+        again = await LobbyLink.open(club.url, phone.environment[CLUB_TOKEN])
+        links.append(again)
+        await next_news(again, said("now signs in as ada"))
+        await guest.ask(AddKey())
         await next_news(guest, said("A guest has no handle to add a key to"))
         (ada_row,) = record.players()
         assert ada_row.handle == "ada"

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from tictactoe.online.lobby import (
-    MAX_KEY_LINE,
     AddKey,
     CloseTable,
     Farewell,
     GoTo,
+    KeyWord,
     LadderLine,
     LobbyAsk,
     LobbyHello,
@@ -42,8 +42,7 @@ ASKS: list[LobbyAsk] = [
     WatchTable("12"),
     CloseTable(),
     Rematch(),
-    AddKey("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB ada@laptop"),
-    AddKey("ssh-rsa " + "A" * (MAX_KEY_LINE - 8)),  # the longest line a player may paste
+    AddKey(),
 ]
 
 NEWS: list[LobbyNews] = [
@@ -65,6 +64,8 @@ NEWS: list[LobbyNews] = [
     GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "a watcher", "watcher", door_key="k"),
     Said("That table is not open any more."),
     Farewell("You are banned from this club for ever."),
+    KeyWord("alice+k7qm2x9p", 2222, 10),
+    KeyWord("alice+k7qm2x9p", None, 10),
 ]
 
 
@@ -95,9 +96,8 @@ def test_every_piece_of_news_comes_back_as_it_went(news: LobbyNews) -> None:
         '{"kind": "hello", "token": "' + "x" * 2000 + '"}',  # past the size of an ask
         b'{"kind": "pair"}',
         '{"kind": "rematch", "with": "alan"}',
-        '{"kind": "key"}',
+        '{"kind": "key", "line": "ssh-ed25519 AAAA"}',  # a pasted line is no longer asked with
         '{"kind": "key", "line": 5}',
-        '{"kind": "key", "line": "' + "A" * (MAX_KEY_LINE + 1) + '"}',
     ],
 )
 def test_a_malformed_ask_is_refused(text: object) -> None:
@@ -127,6 +127,9 @@ def test_malformed_news_is_refused() -> None:
             "door_key": None,
             "host_token": None,
         },
+        {"kind": "keyword", "login": "ada+x", "port": 0, "minutes": 10},
+        {"kind": "keyword", "login": "ada+x", "port": 22, "minutes": "10"},
+        {"kind": "keyword", "login": "a" * 41, "port": 22, "minutes": 10},
     ):
         with pytest.raises(ProtocolError):
             parse_news(json.dumps(broken))

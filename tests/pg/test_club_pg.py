@@ -19,11 +19,37 @@ import psycopg
 import pytest
 
 from pg.conftest import Cluster
-from record.test_club_record import ADA, BOB, CY, HOUR, NOW, drawn, key, won_by_first
+from record.test_club_record import (
+    ADA,
+    BOB,
+    CY,
+    HOUR,
+    NOW,
+    add_key,
+    drawn,
+    key,
+    won_by_first,
+)
+from record.test_club_record import (  # the keys' rules, run here on both stores
+    test_a_ban_never_refuses_anothers_key as test_a_ban_never_refuses_anothers_key,
+)
+from record.test_club_record import (
+    test_a_handle_holds_few_keys as test_a_handle_holds_few_keys,
+)
+from record.test_club_record import (
+    test_a_key_belongs_to_one_handle as test_a_key_belongs_to_one_handle,
+)
+from record.test_club_record import (
+    test_a_key_joins_by_a_login_with_a_word as test_a_key_joins_by_a_login_with_a_word,
+)
+from record.test_club_record import (
+    test_the_owner_sees_and_removes_keys as test_the_owner_sees_and_removes_keys,
+)
 from tictactoe.club.migrate import run_migrate
 from tictactoe.core.ai import Level
 from tictactoe.core.club import CLAIMS_PER_HOUR, START, Rating, rated
 from tictactoe.core.engine import Mark
+from tictactoe.core.key_words import word_refused
 from tictactoe.core.series import Player
 from tictactoe.record.club import ClubRecord, ClubUnavailable, UnknownHandle, club_path
 from tictactoe.record.club_pg import (
@@ -88,17 +114,19 @@ def test_the_first_key_claims_a_free_handle_and_only_its_keys_come_in(club: Club
     assert again.refusal is None and again.handle == "ada" and not again.guest
     other = club.enter("ada", CY, "10.0.0.3", NOW + 2)
     assert other.refusal == "The handle ada belongs to another key; choose another handle."
-    assert club.add_key("ada", CY) is None
+    assert add_key(club, "ada", CY) is None
     assert club.enter("ada", CY, "10.0.0.3", NOW + 3).refusal is None
-    assert club.add_key("ada", CY) is None, "a key added twice is kept once"
+    assert add_key(club, "ada", CY, NOW + 3) is None, "a key added twice is kept once"
     (ada, bob) = club.players()
-    assert ada.handle == "ada" and len(ada.fingerprints) == 2 and ada.last_seen == NOW + 3
+    assert ada.handle == "ada" and len(ada.fingerprints) == 2 and ada.last_seen == NOW + 4
     assert bob.handle == "bob" and len(bob.fingerprints) == 1
 
 
 def test_refusals_are_one_sentence(club: ClubStore) -> None:
-    assert club.add_key("nobody-here", CY) == "No player is called nobody-here."
-    assert club.add_key("ada", "ssh-ed25519 !!!") == "That public key is not written in base64."
+    nobody = club.enter("nobody-here+abcdefgh", CY, "10.0.0.3", NOW).refusal
+    assert nobody == word_refused("nobody-here")
+    not_key = club.enter("ada+abcdefgh", "ssh-ed25519 !!!", "10.0.0.3", NOW).refusal
+    assert not_key == "That public key is not written in base64."
     reserved = club.enter("admin", CY, "10.0.0.3", NOW).refusal
     assert reserved == "The handle admin is reserved; please choose another."
 
@@ -190,7 +218,7 @@ def test_unrated_matches_are_kept_but_move_no_rating(club: ClubStore) -> None:
 def test_a_restart_keeps_players_keys_ratings_bans_and_matches(
     club: ClubStore, opener: Opener
 ) -> None:
-    club.add_key("ada", CY)
+    add_key(club, "ada", CY)
     club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
     club.ban("bob", NOW + HOUR)
     before = (club.players(), club.ladder(), club.recent("ada"), club.bans_version())

@@ -15,8 +15,16 @@ import pytest
 from tictactoe.core.ai import Level
 from tictactoe.core.club import CLAIMS_PER_HOUR, START, Rating, rated
 from tictactoe.core.engine import Mark
+from tictactoe.core.key_words import KEYS_PER_PLAYER, word_refused
 from tictactoe.core.series import Player
-from tictactoe.record.club import ClubRecord, ClubUnavailable, UnknownHandle, club_path
+from tictactoe.record.club import (
+    CLUB_MIGRATIONS,
+    ClubRecord,
+    ClubUnavailable,
+    UnknownHandle,
+    club_path,
+)
+from tictactoe.record.club_store import ClubStore
 from tictactoe.record.match import MatchRecord
 from tictactoe.record.store import GameRecord
 
@@ -31,6 +39,13 @@ def key(number: int, comment: str = "someone@somewhere") -> str:
 
 
 ADA, BOB, CY = key(1), key(2), key(3)
+
+
+def add_key(club: ClubStore, handle: str, line: str, now: float = NOW) -> str | None:
+    """A session of `handle` asks for a one-time word, and a login as `HANDLE+WORD` signs in with
+    the key `line`: why it did not add the key, or None."""
+    word = club.key_word(handle, now)
+    return club.enter(f"{handle}+{word}", line, "10.0.0.9", now + 1).refusal
 
 
 def won_by_first(a: str, b: str) -> MatchRecord:
@@ -67,17 +82,19 @@ def test_the_first_key_claims_a_free_handle_and_only_its_keys_come_in(club: Club
     assert again.refusal is None and again.handle == "ada" and not again.guest
     other = club.enter("ada", CY, "10.0.0.3", NOW + 2)
     assert other.refusal == "The handle ada belongs to another key; choose another handle."
-    assert club.add_key("ada", CY) is None
+    assert add_key(club, "ada", CY) is None
     assert club.enter("ada", CY, "10.0.0.3", NOW + 3).refusal is None
-    assert club.add_key("ada", CY) is None, "a key added twice is kept once"
+    assert add_key(club, "ada", CY, NOW + 3) is None, "a key added twice is kept once"
     (ada, _bob) = club.players()
-    assert ada.handle == "ada" and len(ada.fingerprints) == 2 and ada.last_seen == NOW + 3
+    assert ada.handle == "ada" and len(ada.fingerprints) == 2 and ada.last_seen == NOW + 4
     assert all(re.fullmatch(r"SHA256:[A-Za-z0-9+/]{43}", f) for f in ada.fingerprints)
 
 
 def test_refusals_are_one_sentence(club: ClubRecord) -> None:
-    assert club.add_key("nobody-here", CY) == "No player is called nobody-here."
-    assert club.add_key("ada", "ssh-ed25519 !!!") == "That public key is not written in base64."
+    nobody = club.enter("nobody-here+abcdefgh", CY, "10.0.0.3", NOW).refusal
+    assert nobody == word_refused("nobody-here")
+    not_key = club.enter("ada+abcdefgh", "ssh-ed25519 !!!", "10.0.0.3", NOW).refusal
+    assert not_key == "That public key is not written in base64."
     bad = club.enter("a b", CY, "10.0.0.3", NOW).refusal
     assert bad is not None and bad.endswith(".")
     reserved = club.enter("admin", CY, "10.0.0.3", NOW).refusal
@@ -186,7 +203,7 @@ def test_a_seat_left_past_the_grace_is_a_loss_on_an_unfinished_board(club: ClubR
 def test_a_restart_keeps_players_keys_ratings_bans_and_matches(
     club: ClubRecord, path: Path
 ) -> None:
-    club.add_key("ada", CY)
+    add_key(club, "ada", CY)
     club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
     club.ban("bob", NOW + HOUR)
     before = (club.players(), club.ladder(), club.recent("ada"), club.bans_version())
@@ -305,3 +322,93 @@ def test_recent_matches_say_whether_they_moved_the_ratings(club: ClubRecord) -> 
     club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), 0, NOW + 2)
     assert [rated for _, rated in club.recent_rated("ada")] == [False, False, True]
     assert [match for match, _ in club.recent_rated("ada")] == club.recent("ada")
+
+
+def test_a_key_joins_by_a_login_with_a_word(club: ClubStore) -> None:
+    word = club.key_word("ada", NOW)
+    assert club.would_refuse(f"ada+{word}", CY, "10.0.0.3", NOW) is None
+    assert club.enter("ada+zzzzzzzz", CY, "10.0.0.3", NOW).refusal == word_refused("ada")
+    assert club.enter(f"bob+{word}", CY, "10.0.0.3", NOW).refusal == word_refused("bob")
+    late = club.enter(f"ada+{word}", CY, "10.0.0.3", NOW + 601).refusal
+    assert late == word_refused("ada"), "a word is good for ten minutes"
+    came = club.enter(f"ADA+{word.upper()}", CY, "10.0.0.3", NOW + 2)
+    assert came.refusal is None and came.handle == "ada" and not came.guest
+    assert came.said is not None and "now signs in as ada" in came.said
+    assert club.enter(f"ada+{word}", key(4), "10.0.0.3", NOW + 3).refusal == word_refused("ada")
+    assert [len(row.fingerprints) for row in club.players()] == [2, 1]
+    assert [row.type for row in club.keys("ada")] == ["ssh-ed25519"] * 2
+
+
+def test_a_key_belongs_to_one_handle(club: ClubStore) -> None:
+    taken = "This key already signs in as bob: a key belongs to one handle."
+    assert club.would_refuse("carol", BOB, "10.0.0.3", NOW) == taken
+    assert club.enter("carol", BOB, "10.0.0.3", NOW).refusal == taken
+    assert add_key(club, "ada", BOB) == taken
+    assert [row.handle for row in club.players()] == ["ada", "bob"]
+
+
+def test_a_ban_never_refuses_anothers_key(club: ClubStore) -> None:
+    add_key(club, "bob", CY)
+    club.ban("bob", None, NOW)
+    assert club.enter("ada", ADA, "10.0.0.1", NOW + 1).refusal is None
+    assert club.enter("bob", CY, "10.0.0.1", NOW + 1).refusal == "bob is banned for ever."
+    word = club.key_word("bob", NOW + 2)
+    assert club.enter(f"bob+{word}", key(5), "10.0.0.1", NOW + 3).refusal == (
+        "bob is banned for ever."
+    )
+
+
+def test_the_owner_sees_and_removes_keys(club: ClubStore) -> None:
+    add_key(club, "ada", CY)
+    first, second = club.keys("ada")
+    assert club.remove_key("ada", second.fingerprint)
+    assert not club.remove_key("ada", second.fingerprint)
+    assert not club.remove_key("bob", first.fingerprint), "only the handle's own keys"
+    assert [row.fingerprint for row in club.keys("ada")] == [first.fingerprint]
+    assert club.enter("ada", CY, "10.0.0.1", NOW).refusal is not None
+    with pytest.raises(UnknownHandle):
+        club.keys("nobody")
+    with pytest.raises(UnknownHandle):
+        club.remove_key("nobody", first.fingerprint)
+
+
+def test_a_handle_holds_few_keys(club: ClubStore) -> None:
+    for number in range(10, 10 + KEYS_PER_PLAYER - 1):
+        assert add_key(club, "ada", key(number)) is None
+    refusal = add_key(club, "ada", key(99))
+    assert refusal is not None and str(KEYS_PER_PLAYER) in refusal
+
+
+def test_the_migration_keeps_only_the_keys_that_claimed_their_handles(path: Path) -> None:
+    """A file of the first schema, where keys were pasted in: the pasted ones were never proven
+    (Mallory's copy of Alice's line, Alice's own second key alike) and go; a key that claimed
+    two handles stays with the first."""
+    db = sqlite3.connect(path)
+    for statement in CLUB_MIGRATIONS[0]:
+        db.execute(statement)
+    db.execute("PRAGMA user_version = 1")
+    rows = [("alice", 1.0, ADA), ("mallory", 2.0, CY), ("twice", 3.0, CY)]
+    for number, (handle, at, line) in enumerate(rows, 1):
+        db.execute("INSERT INTO players VALUES (?, ?, ?, ?)", (number, handle, at, at))
+        db.execute(
+            "INSERT INTO keys (player, type, data, fingerprint, added_at) VALUES (?, ?, ?, ?, ?)",
+            (number, "ssh-ed25519", line.split()[1], f"F{number}", at),
+        )
+    pasted = [(2, ADA, 5.0), (1, BOB, 6.0)]  # Alice's line into mallory; Alice's second key
+    for player, line, at in pasted:
+        db.execute(
+            "INSERT INTO keys (player, type, data, fingerprint, added_at) VALUES (?, ?, ?, ?, ?)",
+            (player, "ssh-ed25519", line.split()[1], "pasted", at),
+        )
+    db.commit()
+    db.close()
+
+    club = ClubRecord(path)
+    assert [(row.handle, row.fingerprints) for row in club.players()] == [
+        ("alice", ("F1",)),
+        ("mallory", ("F2",)),
+        ("twice", ()),
+    ]
+    assert club.enter("mallory", ADA, "10.0.0.1", NOW).refusal is not None
+    assert club.enter("alice", ADA, "10.0.0.1", NOW).refusal is None
+    club.close()

@@ -30,7 +30,8 @@ def data(tmp_path: Path) -> Path:
     club = ClubRecord(club_path(tmp_path))
     for number, handle in enumerate(("ada", "bob", "cy"), 1):
         assert club.enter(handle, key(number), "10.0.0.1", NOW).refusal is None
-    club.add_key("ada", key(9))
+    word = club.key_word("ada", NOW)
+    assert club.enter(f"ada+{word}", key(9), "10.0.0.1", NOW).refusal is None
     match = MatchRecord((Player("ada"), Player("bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
     club.finish("t1", ("ada", "bob"), True, match, 0, NOW)
     club.close()

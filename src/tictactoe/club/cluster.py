@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from tictactoe.core.club import START, Entry, LadderRow, PlayerRow, Rating, is_guest
+from tictactoe.core.key_words import KeyRow
 from tictactoe.host.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import WATCHER_NAME, GoTo, LobbyNews, Said, TableRow
@@ -620,10 +621,14 @@ class ClusterStore:
             self._ratings[entry.handle] = entry.rating
         return entry
 
-    def add_key(self, handle: str, key_line: str) -> str | None:
-        if not self.cluster.up:
-            return AWAY_REFUSAL
-        return self.record.add_key(handle, key_line)
+    def key_word(self, handle: str, now: float) -> str:
+        return self.record.key_word(handle, now)
+
+    def keys(self, handle: str) -> list[KeyRow]:
+        return self.record.keys(handle)
+
+    def remove_key(self, handle: str, fingerprint: str) -> bool:
+        return self.record.remove_key(handle, fingerprint)
 
     def ban(self, handle: str, until: float | None, now: float | None = None) -> None:
         self.record.ban(handle, until, now)

@@ -1,4 +1,4 @@
-"""The club owner's commands: `tictactoe club ladder | ban | unban | players`.
+"""The club owner's commands: `tictactoe club ladder | ban | unban | players | keys | unkey`.
 
 Each opens the club's file (`--data DIR`, as the running club does) beside the running club,
 which sees a ban at once; each prints plain text in aligned columns (or `--json`), names made
@@ -27,7 +27,7 @@ from tictactoe.record.club_store import ClubStore, database_of, open_club_store
 
 __all__ = ["COMMANDS", "run_command"]
 
-COMMANDS: Final = ("ladder", "ban", "unban", "players", "migrate")
+COMMANDS: Final = ("ladder", "ban", "unban", "players", "keys", "unkey", "migrate")
 """The owner's commands, the word after `tictactoe club`."""
 
 PROG: Final = "tictactoe club"
@@ -99,6 +99,20 @@ def _parser() -> OwnerParser:
         allow_abbrev=False,
     )
     players.add_argument("--json", action="store_true", help="a JSON list of objects")
+    keys = commands.add_parser(
+        "keys", parents=[data], help="list the keys that sign in as a handle", allow_abbrev=False
+    )
+    keys.add_argument("handle", metavar="HANDLE")
+    keys.add_argument("--json", action="store_true", help="a JSON list of objects")
+    unkey = commands.add_parser(
+        "unkey",
+        parents=[data],
+        help="a key no longer signs in as a handle (its fingerprint, as `keys` prints it)",
+        allow_abbrev=False,
+    )
+    unkey.add_argument("handle", metavar="HANDLE")
+    unkey.add_argument("fingerprint", metavar="FINGERPRINT")
+    unkey.add_argument("--json", action="store_true", help="a JSON object")
     return parser
 
 
@@ -133,6 +147,10 @@ def run_command(argv: Sequence[str]) -> int:
             _ladder(record, as_json=args.json)
         elif args.command == "players":
             _players(record, as_json=args.json)
+        elif args.command == "keys":
+            _keys(record, args.handle, as_json=args.json)
+        elif args.command == "unkey":
+            return _unkey(record, args.handle, args.fingerprint, as_json=args.json)
         elif args.command == "ban":
             until = None if args.length is None else time.time() + args.length
             record.ban(args.handle, until)
@@ -220,6 +238,43 @@ def _players(record: ClubStore, *, as_json: bool) -> None:
         lines.append((row.handle, _when(row.last_seen), fingerprints[0]))
         lines.extend(("", "", more) for more in fingerprints[1:])
     _print_table(("Handle", "Last seen", "Keys"), lines)
+
+
+def _keys(record: ClubStore, handle: str, *, as_json: bool) -> None:
+    rows = record.keys(handle)
+    if as_json:
+        print(
+            json.dumps(
+                [
+                    {"type": row.type, "fingerprint": row.fingerprint, "added": _when(row.added_at)}
+                    for row in rows
+                ],
+                indent=2,
+            )
+        )
+        return
+    if not rows:
+        print(f"No key signs in as {handle.lower()}.")
+        return
+    _print_table(
+        ("Fingerprint", "Type", "Added"),
+        [(row.fingerprint, row.type, _when(row.added_at)) for row in rows],
+    )
+
+
+def _unkey(record: ClubStore, handle: str, fingerprint: str, *, as_json: bool) -> int:
+    """Remove the key; 0, or 2 when the handle holds no such key."""
+    own = handle.lower()
+    removed = record.remove_key(own, fingerprint)
+    if as_json:
+        print(json.dumps({"handle": own, "fingerprint": fingerprint, "removed": removed}))
+    elif removed:
+        print(f"The key {fingerprint} no longer signs in as {own}.")
+    else:
+        print(
+            f"{PROG}: {own} holds no key {fingerprint} ({PROG} keys lists them).", file=sys.stderr
+        )
+    return 0 if removed else 2
 
 
 def _when(moment: float) -> str:

@@ -19,7 +19,8 @@
   seat away past its grace loses the match in progress, and the series ends;
 - after a series, either player may offer the other a rematch (`Rematch`): a table like the last,
   kept for the other, who takes it with the same ask; the offer lapses when the other leaves the
-  club or goes to another table. A signed-in player may add a key to their handle (`AddKey`);
+  club or goes to another table. A signed-in player may ask for a one-time word (`AddKey`):
+  the next login as `HANDLE+WORD` adds the key it signs in with (`tictactoe.core.key_words`);
 - bans are read from the record every `BANS_EVERY` seconds: a banned player's lobby is told
   `Farewell` (its game ends, saying so);
 - what one player, one address, may do is bounded (`tictactoe.club.bounds`): guests at once, asks
@@ -56,6 +57,7 @@ from tictactoe.club.capacity import GuestDoor
 from tictactoe.club.names import about_the_name
 from tictactoe.core.club import START, Entry, Rating, closest, is_guest, until_text
 from tictactoe.core.codes import new_code
+from tictactoe.core.key_words import SEPARATOR, WORD_LIFETIME
 from tictactoe.core.series import FinishedMatch, Series
 from tictactoe.doors.bounds import Bucket, printable
 from tictactoe.doors.ssh.gate import Admission
@@ -70,6 +72,7 @@ from tictactoe.online.lobby import (
     CloseTable,
     Farewell,
     GoTo,
+    KeyWord,
     LadderLine,
     LobbyAsk,
     LobbyHello,
@@ -156,6 +159,8 @@ class _Member:
     guest: bool
     peer: str
     lobbies: set[_Lobby] = field(default_factory=set)
+    said: str | None = None
+    """What its first lobby is told once it opens (the key its login added)."""
 
     @property
     def network(self) -> str:
@@ -297,6 +302,8 @@ class Club:
         self._stopping = False
         self.guest_door = GuestDoor()
         """The guests' share of the club's places and their pace (`tictactoe.club.capacity`)."""
+        self.ssh_port: int | None = None
+        """The port players come in at, for the line a one-time word is typed with."""
 
     # Starting and stopping.
 
@@ -372,7 +379,7 @@ class Club:
         if entry.refusal is not None:
             return Admission(printable(user, 40), refusal=entry.refusal)
         token = secrets.token_urlsafe(24)
-        self._members[token] = _Member(entry.handle, entry.guest, peer)
+        self._members[token] = _Member(entry.handle, entry.guest, peer, said=entry.said)
         self._ratings.put(entry.handle, entry.rating)
         games = 1 if entry.guest else None  # a guest's one game counts in the guests' share
         return Admission(entry.handle, environment={CLUB_TOKEN: token}, games=games)
@@ -413,6 +420,9 @@ class Club:
         writer = asyncio.create_task(self._write(lobby))
         lobby.stale = True
         lobby.wake.set()
+        if member.said is not None:
+            self._send(lobby, Said(printable(member.said, 200)))
+            member.said = None
         self._seat_back(lobby)
         try:
             await self._serve(lobby)
@@ -482,8 +492,8 @@ class Club:
                 await self._close_own(member.handle)
             case Rematch():
                 await self._rematch(lobby)
-            case AddKey(line):
-                await self._add_key(lobby, line)
+            case AddKey():
+                await self._key_word(lobby)
             case LobbyHello():
                 self._send(lobby, Said("This lobby has said hello already."))
 
@@ -669,14 +679,20 @@ class Club:
                 self._spawn(table.server.stop(text))
                 self.changed()
 
-    async def _add_key(self, lobby: _Lobby, line: str) -> None:
+    async def _key_word(self, lobby: _Lobby) -> None:
+        """Give the player a one-time word for another key (`tictactoe.core.key_words`)."""
         member = lobby.member
         if member.guest:
             self._send(lobby, Said("A guest has no handle to add a key to: come in with a key."))
             return
-        refusal = await asyncio.to_thread(self.record.add_key, member.handle, line)
-        said = refusal or f"The key was added: it signs in as {member.handle} too."
-        self._send(lobby, Said(printable(said, 200)))
+        try:
+            word = await asyncio.to_thread(self.record.key_word, member.handle, self.clock())
+        except Exception as error:  # the record cannot be written now: said, and logged
+            log.warning("could not make a key word for %s: %s", member.handle, error)
+            self._send(lobby, Said("The club cannot reach its records just now; try again soon."))
+            return
+        login = f"{member.handle}{SEPARATOR}{word}"
+        self._send(lobby, KeyWord(login, self.ssh_port, round(WORD_LIFETIME / 60)))
 
     def _seat_back(self, lobby: _Lobby) -> None:
         """A player whose seat is away (a dropped link) is sent back to it."""

@@ -252,6 +252,7 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     port = 0
     try:
         port = await door.start(args.listen, args.ssh_port)
+        club.ssh_port = port
         if args.web_port is not None:
             from tictactoe.club.web import open_web_door
 

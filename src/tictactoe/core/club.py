@@ -254,6 +254,8 @@ class Entry:
     rating: Rating
     refusal: str | None = None
     """Why they may not come in, in one sentence; None when they may."""
+    said: str | None = None
+    """What their lobby says first (a key their login has just added to the handle)."""
 
 
 @dataclass(frozen=True, slots=True)

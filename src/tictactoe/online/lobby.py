@@ -3,10 +3,10 @@ how they travel (one JSON object per text frame, read strictly, every list and t
 
 A lobby link says `LobbyHello` first (the secret its door gave it), then asks: open a table, sit
 at one, be paired with the closest waiting player, watch a table, take back its own open table,
-offer (or take) a rematch with the last opponent, add a second key to the player's handle.
-The club answers with a `Snapshot` on every change (coalesced), `Said` when it will not do what
-was asked, `GoTo` when the player is to sit at (or watch) a table, and `Farewell` when the
-player's session must end (a ban).
+offer (or take) a rematch with the last opponent, ask for a one-time word that lets another key
+join the player's handle. The club answers with a `Snapshot` on every change (coalesced), `Said`
+when it will not do what was asked, `GoTo` when the player is to sit at (or watch) a table,
+`KeyWord` with the word asked for, and `Farewell` when the player's session must end (a ban).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from tictactoe.online import schema
 from tictactoe.online.schema import ProtocolError
 
 __all__ = [
-    "MAX_KEY_LINE",
     "MAX_LOBBY_ASK",
     "MAX_LOBBY_MESSAGE",
     "MAX_MATCHES",
@@ -27,6 +26,7 @@ __all__ = [
     "CloseTable",
     "Farewell",
     "GoTo",
+    "KeyWord",
     "LadderLine",
     "LobbyAsk",
     "LobbyHello",
@@ -53,7 +53,7 @@ WATCHER_NAME: Final = "a watcher"
 """The name a watcher says hello with at a table: no handle can be it (it has a space)."""
 
 MAX_LOBBY_ASK: Final = 4096
-"""The largest message a lobby link may send, in bytes (a public key line fits)."""
+"""The largest message a lobby link may send, in bytes."""
 MAX_LOBBY_MESSAGE: Final = 256 * 1024
 """The largest message the club sends (a snapshot)."""
 MAX_ROWS: Final = 200
@@ -62,8 +62,6 @@ MAX_LADDER: Final = 50
 MAX_PAST: Final = 20
 MAX_MATCHES: Final = 99
 """The longest series a table may be opened for."""
-MAX_KEY_LINE: Final = 3000
-"""The longest public key line a player may paste (an 8192-bit RSA key's line fits)."""
 _TEXT: Final = 200
 _NAME: Final = 40
 _ID: Final = 40
@@ -120,10 +118,8 @@ class Rematch:
 
 @dataclass(frozen=True, slots=True)
 class AddKey:
-    """Let another public key (an OpenSSH line: "ssh-ed25519 AAAA… comment") sign in as this
-    player."""
-
-    line: str
+    """Ask for a one-time word: the next login as `HANDLE+WORD` adds the key it signs in with
+    to this player's handle (`tictactoe.core.key_words`)."""
 
 
 LobbyAsk = LobbyHello | OpenTable | SitAt | QuickPair | WatchTable | CloseTable | Rematch | AddKey
@@ -225,13 +221,25 @@ class Said:
 
 
 @dataclass(frozen=True, slots=True)
+class KeyWord:
+    """The one-time word asked for (`AddKey`), as the user name to log in with once."""
+
+    login: str
+    """`HANDLE+WORD`."""
+    port: int | None
+    """The club's SSH port, for the line to type (None: unknown)."""
+    minutes: int
+    """How long the word is good for."""
+
+
+@dataclass(frozen=True, slots=True)
 class Farewell:
     """The player's session ends, and why."""
 
     text: str
 
 
-LobbyNews = Snapshot | GoTo | Said | Farewell
+LobbyNews = Snapshot | GoTo | Said | KeyWord | Farewell
 
 
 # On the wire.
@@ -279,8 +287,8 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
             return {"kind": "close"}
         case Rematch():
             return {"kind": "rematch"}
-        case AddKey(line):
-            return {"kind": "key", "line": line}
+        case AddKey():
+            return {"kind": "key"}
         case Snapshot():
             return {
                 "kind": "snapshot",
@@ -324,6 +332,8 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
             }
         case Said(text):
             return {"kind": "said", "text": text}
+        case KeyWord(login, port, minutes):
+            return {"kind": "keyword", "login": login, "port": port, "minutes": minutes}
         case Farewell(text):
             return {"kind": "farewell", "text": text}
 
@@ -367,8 +377,8 @@ def parse_ask(text: object) -> LobbyAsk:
             schema.only(obj, kind, {"kind"})
             return CloseTable() if kind == "close" else Rematch()
         case "key":
-            schema.only(obj, "key", {"kind", "line"})
-            return AddKey(schema.text(obj["line"], "line", MAX_KEY_LINE))
+            schema.only(obj, "key", {"kind"})
+            return AddKey()
     raise ProtocolError(f"unknown kind {schema.shown(kind)}")
 
 
@@ -421,6 +431,14 @@ def parse_news(text: object) -> LobbyNews:
                 "seat" if role == "seat" else "watcher",
                 _secret(obj["door_key"], "door_key"),
                 _secret(obj["host_token"], "host_token"),
+            )
+        case "keyword":
+            schema.only(obj, "keyword", {"kind", "login", "port", "minutes"})
+            port = obj["port"]
+            return KeyWord(
+                schema.text(obj["login"], "login", _NAME),
+                None if port is None else schema.whole(port, "port", 1, 65535),
+                schema.whole(obj["minutes"], "minutes", 1, 1440),
             )
         case "said" | "farewell":
             schema.only(obj, kind, {"kind", "text"})

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, TypeVar
 
+import tictactoe.record.club_keys as club_keys
 from tictactoe.core.ai import Level
 from tictactoe.core.club import (
     CLAIMS_PER_HOUR,
@@ -43,6 +44,7 @@ from tictactoe.core.club import (
     until_text,
 )
 from tictactoe.core.engine import Mark
+from tictactoe.core.key_words import KeyRow, key_elsewhere, new_word, word_login
 from tictactoe.core.names import clean_name
 from tictactoe.core.series import Player
 from tictactoe.record.database import is_damage, transaction
@@ -54,7 +56,6 @@ from tictactoe.safe_files import move_aside, reason
 
 __all__ = [
     "CLUB_MIGRATIONS",
-    "KEYS_PER_PLAYER",
     "ClubRecord",
     "ClubUnavailable",
     "UnknownHandle",
@@ -62,9 +63,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-KEYS_PER_PLAYER: Final = 8
-"""The most keys one handle may hold."""
 
 CLAIM_WINDOW: Final = 3600.0
 """Seconds over which `CLAIMS_PER_HOUR` counts an address's new handles."""
@@ -147,7 +145,23 @@ _SCHEMA_V1: Final = (
     "INSERT INTO counters (name, value) VALUES ('bans', 0)",
 )
 
-CLUB_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_SCHEMA_V1,)
+_SCHEMA_V2: Final = (
+    # A key joins a handle only through a login made with it (`tictactoe.core.key_words`): the
+    # keys that claimed their handles were so proven, those pasted in were not, and go; a key
+    # proven for several handles stays with the first.
+    """CREATE TABLE key_words (
+        player  INTEGER PRIMARY KEY REFERENCES players (id),
+        digest  TEXT NOT NULL UNIQUE,
+        expires REAL NOT NULL
+    )""",
+    """DELETE FROM keys WHERE id IN (SELECT keys.id FROM keys JOIN players
+        ON players.id = keys.player WHERE keys.added_at <> players.claimed_at)""",
+    "DELETE FROM keys WHERE id NOT IN (SELECT min(id) FROM keys GROUP BY data)",
+    "DROP INDEX keys_by_data",
+    "CREATE UNIQUE INDEX keys_by_data ON keys (data)",
+)
+
+CLUB_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_SCHEMA_V1, _SCHEMA_V2)
 """`CLUB_MIGRATIONS[n]` takes a club file from `PRAGMA user_version` n to n + 1 (as the game
 record's `MIGRATIONS`: released steps are never edited, later ones appended)."""
 
@@ -281,16 +295,24 @@ class ClubRecord:
 
         No key (or a guest's handle asked for): a guest with a fresh handle (none of `taken`),
         unrated and not kept. A free handle is claimed by the key (at most `CLAIMS_PER_HOUR`
-        new handles an address); a claimed one lets in only its keys; a banned handle, or a
-        key of a banned handle, is refused, saying until when.
+        new handles an address; a key belongs to one handle); a claimed one lets in only its
+        keys; `HANDLE+WORD` adds the key to the handle with the one-time word `key_word` gave;
+        a banned handle, or a key of a banned handle, is refused, saying until when.
         """
         if key is None or is_guest(handle):
             return Entry(guest_handle(self._rng, taken), True, START)
         try:
-            own = handle_of(handle)
+            login = word_login(handle)
+            own = login.handle if login is not None else handle_of(handle)
             line = public_key(key)
         except (BadHandle, BadKey) as refusal:
             return Entry(handle.lower(), False, START, str(refusal))
+        if login is not None:
+            return self._run(
+                lambda db: _in_transaction(
+                    db, functools.partial(club_keys.by_word, login=login, key=line, now=now)
+                )
+            )
 
         def come_in(db: sqlite3.Connection) -> Entry:
             with transaction(db):
@@ -321,10 +343,16 @@ class ClubRecord:
         if is_guest(handle):
             return None
         try:
-            own = handle_of(handle)
+            login = word_login(handle)
+            own = login.handle if login is not None else handle_of(handle)
             line = public_key(key)
         except (BadHandle, BadKey) as refusal:
             return str(refusal)
+        if login is not None:
+            check_word = functools.partial(
+                club_keys.by_word, login=login, key=line, now=now, write=False
+            )
+            return self._run(lambda db: check_word(db).refusal)
 
         def check(db: sqlite3.Connection) -> str | None:
             player = _player(db, own)
@@ -336,6 +364,9 @@ class ClubRecord:
             banned = self._key_banned(db, line.data, now)
             if banned is not None:
                 return banned
+            holder = club_keys.holder(db, line.data)
+            if holder is not None:
+                return key_elsewhere(holder)
             (claims,) = db.execute(
                 "SELECT count(*) FROM claims WHERE address = ? AND at > ?",
                 (address, now - CLAIM_WINDOW),
@@ -358,6 +389,9 @@ class ClubRecord:
         banned = self._key_banned(db, data, now)
         if banned is not None:
             return Entry(handle, False, START, banned)
+        holder = club_keys.holder(db, data)
+        if holder is not None:
+            return Entry(handle, False, START, key_elsewhere(holder))
         db.execute("DELETE FROM claims WHERE at <= ?", (now - CLAIM_WINDOW,))
         (claims,) = db.execute(
             "SELECT count(*) FROM claims WHERE address = ? AND at > ?",
@@ -393,42 +427,48 @@ class ClubRecord:
         until = math.inf if row[1] is None else float(row[1])
         return f"{row[0]} is banned {until_text(until)}."
 
-    def add_key(self, handle: str, key_line: str) -> str | None:
-        """Let another key sign in as `handle`: None when it may, else why not in one sentence."""
-        try:
-            line = public_key(key_line)
-        except BadKey as refusal:
-            return str(refusal)
+    def key_word(self, handle: str, now: float) -> str:
+        """A one-time word for `handle` (replacing any it had): the next login as
+        `HANDLE+WORD` within `WORD_LIFETIME` adds the key it signs in with to the handle.
+        UnknownHandle if nobody holds it."""
+        word = new_word()
         own = handle.lower()
 
-        def add(db: sqlite3.Connection) -> str | None:
+        def keep(db: sqlite3.Connection) -> None:
             with transaction(db):
                 player = _player(db, own)
                 if player is None:
-                    return f"No player is called {own}."
-                if db.execute(
-                    "SELECT 1 FROM keys WHERE player = ? AND data = ?", (player, line.data)
-                ).fetchone():
-                    return None
-                (count,) = db.execute(
-                    "SELECT count(*) FROM keys WHERE player = ?", (player,)
-                ).fetchone()
-                if count >= KEYS_PER_PLAYER:
-                    return f"A handle holds at most {KEYS_PER_PLAYER} keys."
-                db.execute(
-                    "INSERT INTO keys (player, type, data, fingerprint, added_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (
-                        player,
-                        line.type,
-                        line.data,
-                        line.fingerprint,
-                        datetime.now(UTC).timestamp(),
-                    ),
-                )
-                return None
+                    raise UnknownHandle(f"No player is called {own}.")
+                club_keys.keep_word(db, player, word, now)
 
-        return self._run(add)
+        self._run(keep)
+        return word
+
+    def keys(self, handle: str) -> list[KeyRow]:
+        """The keys that sign in as `handle`, oldest first; UnknownHandle if nobody holds it."""
+        own = handle.lower()
+
+        def read(db: sqlite3.Connection) -> list[KeyRow]:
+            player = _player(db, own)
+            if player is None:
+                raise UnknownHandle(f"No player is called {own}.")
+            return club_keys.keys_of(db, player)
+
+        return self._run(read)
+
+    def remove_key(self, handle: str, fingerprint: str) -> bool:
+        """The key of `handle` with `fingerprint` no longer signs in: whether it held one;
+        UnknownHandle if nobody holds the handle."""
+        own = handle.lower()
+
+        def remove(db: sqlite3.Connection) -> bool:
+            with transaction(db):
+                player = _player(db, own)
+                if player is None:
+                    raise UnknownHandle(f"No player is called {own}.")
+                return club_keys.remove_key(db, player, fingerprint)
+
+        return self._run(remove)
 
     # Bans.
 
@@ -603,6 +643,11 @@ class ClubRecord:
 def another_key(handle: str) -> str:
     """Why a key that is not one of `handle`'s may not come in as `handle`."""
     return f"The handle {handle} belongs to another key; choose another handle."
+
+
+def _in_transaction(db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    with transaction(db):
+        return work(db)
 
 
 def _player(db: sqlite3.Connection, handle: str) -> int | None:

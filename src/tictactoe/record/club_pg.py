@@ -49,6 +49,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
+import tictactoe.record.club_keys as club_keys
 from tictactoe.core.ai import Level
 from tictactoe.core.club import (
     CLAIMS_PER_HOUR,
@@ -67,11 +68,11 @@ from tictactoe.core.club import (
     until_text,
 )
 from tictactoe.core.engine import Mark
+from tictactoe.core.key_words import KeyRow, key_elsewhere, new_word, word_login
 from tictactoe.core.names import clean_name
 from tictactoe.core.series import Player
 from tictactoe.record.club import (
     CLAIM_WINDOW,
-    KEYS_PER_PLAYER,
     TOO_MANY_CLAIMS,
     ClubUnavailable,
     UnknownHandle,
@@ -200,7 +201,23 @@ _SCHEMA_V1: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX tables_by_heartbeat ON tables (heartbeat)",
 )
 
-PG_MIGRATIONS: Final[tuple[tuple[LiteralString, ...], ...]] = (_SCHEMA_V1,)
+_SCHEMA_V2: Final[tuple[LiteralString, ...]] = (
+    # A key joins a handle only through a login made with it (`tictactoe.core.key_words`): the
+    # keys that claimed their handles were so proven, those pasted in were not, and go; a key
+    # proven for several handles stays with the first.
+    """CREATE TABLE key_words (
+        player  bigint PRIMARY KEY REFERENCES players (id),
+        digest  text NOT NULL UNIQUE,
+        expires double precision NOT NULL
+    )""",
+    """DELETE FROM keys USING players
+        WHERE players.id = keys.player AND keys.added_at <> players.claimed_at""",
+    "DELETE FROM keys AS a USING keys AS b WHERE a.data = b.data AND a.id > b.id",
+    "DROP INDEX keys_by_data",
+    "CREATE UNIQUE INDEX keys_by_data ON keys (data)",
+)
+
+PG_MIGRATIONS: Final[tuple[tuple[LiteralString, ...], ...]] = (_SCHEMA_V1, _SCHEMA_V2)
 """`PG_MIGRATIONS[n]` takes a club's database from schema version n to n + 1 (as the SQLite
 record's: released steps are never edited, later ones appended)."""
 
@@ -411,12 +428,16 @@ class PostgresClubRecord:
         if key is None or is_guest(handle):
             return Entry(guest_handle(self._rng, taken), True, START)
         try:
-            own = handle_of(handle)
+            login = word_login(handle)
+            own = login.handle if login is not None else handle_of(handle)
             line = public_key(key)
         except (BadHandle, BadKey) as refusal:
             return Entry(handle.lower(), False, START, str(refusal))
 
         def come_in(conn: Connection) -> Entry:
+            if login is not None:
+                _player(conn, own, lock=True)  # one word's login at a time
+                return club_keys.by_word(club_keys.Postgres(conn), login=login, key=line, now=now)
             found = _one(conn, "SELECT id FROM players WHERE handle = %s", (own,))
             if found is None:
                 return _claim(conn, own, line.type, line.data, line.fingerprint, address, now)
@@ -453,12 +474,17 @@ class PostgresClubRecord:
         if is_guest(handle):
             return None
         try:
-            own = handle_of(handle)
+            login = word_login(handle)
+            own = login.handle if login is not None else handle_of(handle)
             line = public_key(key)
         except (BadHandle, BadKey) as refusal:
             return str(refusal)
 
         def check(conn: Connection) -> str | None:
+            if login is not None:
+                return club_keys.by_word(
+                    club_keys.Postgres(conn), login=login, key=line, now=now, write=False
+                ).refusal
             player = _player(conn, own)
             if player is not None:
                 held = _one(
@@ -470,6 +496,9 @@ class PostgresClubRecord:
             banned = _key_banned(conn, line.data, now)
             if banned is not None:
                 return banned
+            holder = club_keys.holder(club_keys.Postgres(conn), line.data)
+            if holder is not None:
+                return key_elsewhere(holder)
             claims = _one(
                 conn,
                 "SELECT count(*) FROM claims WHERE address = %s AND at > %s",
@@ -482,36 +511,45 @@ class PostgresClubRecord:
         except psycopg.Error:
             return None
 
-    def add_key(self, handle: str, key_line: str) -> str | None:
-        """Let another key sign in as `handle`: None when it may, else why not in one sentence."""
-        try:
-            line = public_key(key_line)
-        except BadKey as refusal:
-            return str(refusal)
+    def key_word(self, handle: str, now: float) -> str:
+        """A one-time word for `handle` (see `ClubRecord.key_word`); UnknownHandle if nobody
+        holds it, ClubUnavailable while the database is out of reach."""
+        word = new_word()
         own = handle.lower()
 
-        def add(conn: Connection) -> str | None:
+        def keep(conn: Connection) -> None:
             player = _player(conn, own, lock=True)
             if player is None:
-                return f"No player is called {own}."
-            if _one(
-                conn, "SELECT 1 FROM keys WHERE player = %s AND data = %s", (player, line.data)
-            ):
-                return None
-            count = _one(conn, "SELECT count(*) FROM keys WHERE player = %s", (player,))
-            if int(count) >= KEYS_PER_PLAYER:
-                return f"A handle holds at most {KEYS_PER_PLAYER} keys."
-            conn.execute(
-                "INSERT INTO keys (player, type, data, fingerprint, added_at)"
-                " VALUES (%s, %s, %s, %s, %s)",
-                (player, line.type, line.data, line.fingerprint, datetime.now(UTC).timestamp()),
-            )
-            return None
+                raise UnknownHandle(f"No player is called {own}.")
+            club_keys.keep_word(club_keys.Postgres(conn), player, word, now)
 
-        try:
-            return self._run(add)
-        except psycopg.Error:
-            return "The club cannot reach its records just now; please try again in a minute."
+        self._read(keep)
+        return word
+
+    def keys(self, handle: str) -> list[KeyRow]:
+        """The keys that sign in as `handle`, oldest first; UnknownHandle if nobody holds it."""
+        own = handle.lower()
+
+        def read(conn: Connection) -> list[KeyRow]:
+            player = _player(conn, own)
+            if player is None:
+                raise UnknownHandle(f"No player is called {own}.")
+            return club_keys.keys_of(club_keys.Postgres(conn), player)
+
+        return self._read(read)
+
+    def remove_key(self, handle: str, fingerprint: str) -> bool:
+        """The key of `handle` with `fingerprint` no longer signs in: whether it held one;
+        UnknownHandle if nobody holds the handle."""
+        own = handle.lower()
+
+        def remove(conn: Connection) -> bool:
+            player = _player(conn, own, lock=True)
+            if player is None:
+                raise UnknownHandle(f"No player is called {own}.")
+            return club_keys.remove_key(club_keys.Postgres(conn), player, fingerprint)
+
+        return self._read(remove)
 
     # Bans.
 
@@ -1012,6 +1050,9 @@ def _claim(
     banned = _key_banned(conn, data, now)
     if banned is not None:
         return Entry(handle, False, START, banned)
+    holder = club_keys.holder(club_keys.Postgres(conn), data)
+    if holder is not None:
+        return Entry(handle, False, START, key_elsewhere(holder))
     # One claim at a time from an address, across processes, so that none passes the bound.
     conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (address,))
     conn.execute("DELETE FROM claims WHERE at <= %s", (now - CLAIM_WINDOW,))

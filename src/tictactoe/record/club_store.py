@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from tictactoe.core.club import Entry, LadderRow, PlayerRow, Rating
+from tictactoe.core.key_words import KeyRow
 from tictactoe.record.match import MatchRecord
 
 __all__ = ["DATABASE_VARIABLE", "ClubStore", "database_of", "open_club_store"]
@@ -43,7 +44,11 @@ class ClubStore(Protocol):
 
     def would_refuse(self, handle: str, key: str, address: str, now: float) -> str | None: ...
 
-    def add_key(self, handle: str, key_line: str) -> str | None: ...
+    def key_word(self, handle: str, now: float) -> str: ...
+
+    def keys(self, handle: str) -> list[KeyRow]: ...
+
+    def remove_key(self, handle: str, fingerprint: str) -> bool: ...
 
     def ban(self, handle: str, until: float | None, now: float | None = None) -> None: ...
 

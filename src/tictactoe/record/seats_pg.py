@@ -9,10 +9,12 @@ one's table.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from tictactoe.record.club_pg import Connection
+    import psycopg
+
+    Connection = psycopg.Connection[tuple[Any, ...]]
 
 __all__ = ["NOT_OPEN", "PLAYING", "WAITING_ELSEWHERE", "seat_free", "seated_elsewhere"]
 

@@ -24,9 +24,10 @@ from tictactoe.core.labels import side_by_side
 from tictactoe.core.names import NAME_WIDTH
 from tictactoe.core.series import Series
 from tictactoe.host.client import AuthorityLink, LinkError
-from tictactoe.online.lobby import Farewell, GoTo, LobbyAsk, LobbyNews, Said, Snapshot
+from tictactoe.online.lobby import Farewell, GoTo, KeyWord, LobbyAsk, LobbyNews, Said, Snapshot
 from tictactoe.online.protocol import Hello
 from tictactoe.tui.app import TicTacToeApp, write_crash_log
+from tictactoe.tui.screens.add_key import AddKeyScreen
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.lobby import LobbyScreen
 from tictactoe.tui.seat_table import SeatTable
@@ -114,6 +115,10 @@ class ClubApp(TicTacToeApp):
                     self.run_worker(self._sit(news), name="table", group="table", exclusive=True)
             case Said(text):
                 self.notify(text, markup=False)
+            case KeyWord():
+                if isinstance(self.screen, AddKeyScreen):  # k again: the new word replaces it
+                    self.screen.action_close()
+                self.push_screen(AddKeyScreen(news))
             case Farewell(text):
                 self.farewell = text
                 self._gone(text)

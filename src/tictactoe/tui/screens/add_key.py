@@ -1,5 +1,8 @@
-"""The dialog where a player signed in at the club pastes another public key (`k` in the lobby):
-its line is handed to the club, whose answer the lobby shows."""
+"""The dialog that shows a player signed in at the club how to add another key (`k` in the lobby):
+the one-time word the club gave, as the line to type on the machine that holds the other key.
+
+A key is the player's because they sign in with it: there is nothing to paste here.
+"""
 
 from __future__ import annotations
 
@@ -11,68 +14,63 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Button, Footer, Static
 
-from tictactoe.online.lobby import MAX_KEY_LINE
+from tictactoe.core.key_words import SEPARATOR
+from tictactoe.online.lobby import KeyWord
 from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
 
-__all__ = ["AddKeyScreen"]
+__all__ = ["AddKeyScreen", "login_line"]
 
 
-class AddKeyScreen(MinimumSize, ModalScreen[str | None]):
-    """Asks for a public key line for `handle`. Dismisses with the line (Enter, Add), or None
-    (Escape, Cancel)."""
+def login_line(word: KeyWord) -> str:
+    """The command that comes in once with the word: "ssh -p 2222 alice+k7qm2x9p@HOST"."""
+    port = "" if word.port is None or word.port == 22 else f"-p {word.port} "
+    return f"ssh {port}{word.login}@HOST"
+
+
+class AddKeyScreen(MinimumSize, ModalScreen[None]):
+    """Shows the one-time word `word` as the line to type. Escape, Enter or Done close it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("escape", "close", "Close", priority=True),
     ]
 
-    def __init__(self, handle: str) -> None:
+    def __init__(self, word: KeyWord) -> None:
         super().__init__()
-        self.handle = handle
-        """Whose key it is."""
+        self.word = word
         self.answered = False
 
     def compose(self) -> ComposeResult:
+        handle = self.word.login.partition(SEPARATOR)[0]
         with Vertical(id="key-dialog", classes="dialog"):
-            yield Static(Text(f"Add a key to {self.handle}"), id="key-title")
+            yield Static(Text(f"Add a key to {handle}"), id="key-title")
             yield Static(
                 Text(
-                    "Paste the line of your other public key (the .pub file, "
-                    f'"ssh-ed25519 AAAA…"): it will sign in as {self.handle} too.'
+                    f"On the machine that holds the other key, within {self.word.minutes}"
+                    f" minutes, come in once as {self.word.login} (HOST: this club's address):"
                 ),
                 id="key-explain",
             )
-            yield Input(
-                placeholder="ssh-ed25519 AAAA…",
-                max_length=MAX_KEY_LINE,
-                id="key-line",
-                select_on_focus=False,
+            yield Static(Text(login_line(self.word)), id="key-line")
+            yield Static(
+                Text(
+                    f"That login adds the key it signs in with to {handle}; the word works once."
+                    " A key is yours because you sign in with it: a pasted public key adds"
+                    " nothing."
+                ),
+                id="key-notice",
             )
-            yield Static(id="key-notice", markup=False)
             with Horizontal(id="key-buttons"):
-                yield Button("Add", id="add", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button("Done", id="done", variant="primary")
         yield Footer()
         yield TooSmall()
 
     def on_mount(self) -> None:
-        self.query_one("#key-line", Input).focus()
+        self.query_one("#done", Button).focus()
 
-    @on(Input.Submitted, "#key-line")
-    @on(Button.Pressed, "#add")
-    def _add(self) -> None:
-        line = self.query_one("#key-line", Input).value.strip()
-        if not line:
-            self.query_one("#key-notice", Static).update("Paste a public key line first.")
-            return
-        self._answer(line)
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self._answer(None)
-
-    def _answer(self, answer: str | None) -> None:
+    @on(Button.Pressed, "#done")
+    def action_close(self) -> None:
         if not self.answered:
             self.answered = True
-            self.dismiss(answer)
+            self.dismiss(None)

@@ -3,7 +3,8 @@
 It shows the last `Snapshot` the club sent (`snapshot`), and turns keys and choices into what the
 player asks (`LobbyScreen.Asked`, sent on by the app): open a table (`o`: a dialog, rated or not,
 how many matches), sit at an open one (Enter on it), quick pair, watch a table in play (Enter on
-it), take one's own open table back, offer or take a rematch (`r`), add a key (`k`: a dialog).
+it), take one's own open table back, offer or take a rematch (`r`), add a key (`k`: the club
+gives a one-time word, which the app shows in a dialog).
 Enter on one of the player's recent matches replays it. Names are shown as the characters they
 are (`rich.text.Text`, never markup).
 """
@@ -37,7 +38,6 @@ from tictactoe.online.lobby import (
     TableRow,
     WatchTable,
 )
-from tictactoe.tui.screens.add_key import AddKeyScreen
 from tictactoe.tui.screens.club_open import OpenTableScreen
 from tictactoe.tui.screens.club_replay import PastMatchScreen
 from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
@@ -271,18 +271,14 @@ class LobbyScreen(MinimumSize, Screen[None]):
     def action_rematch(self) -> None:
         self.post_message(self.Asked(Rematch()))
 
-    async def action_add_key(self) -> None:
+    def action_add_key(self) -> None:
         you = None if self.snapshot is None else self.snapshot.you
         if you is None or you.guest:
             self.notify(
                 "A guest has no handle to add a key to: come in with a key first.", markup=False
             )
             return
-        await self.app.push_screen(AddKeyScreen(you.handle), self._key_given)
-
-    def _key_given(self, line: str | None) -> None:
-        if line is not None:
-            self.post_message(self.Asked(AddKey(line)))
+        self.post_message(self.Asked(AddKey()))
 
     def action_pair(self) -> None:
         self.post_message(self.Asked(QuickPair()))
