@@ -41,7 +41,7 @@ def test_a_pasted_key_line_adds_nothing_and_a_ban_spares_its_owner(club: Club) -
     mallory.expect("Add a key to mallory")
     mallory.send(b"\x1b[200~" + public_line(club, "alice") + b"\x1b[201~")  # Alice's line
     mallory.from_now().send(b"\r")  # Enter closes the dialog
-    mallory.expect("o Open p Quick pair")  # the lobby's keys again
+    mallory.expect("o Open p Pair")  # the lobby's keys again
     alice.from_now()
     mallory.send(b"o\r")  # a table: the club answers her asks in order, this one after the paste
     alice.expect(r"mallory 1500 ± \d+ rated · open")

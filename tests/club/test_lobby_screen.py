@@ -105,7 +105,7 @@ async def test_the_lobby_shows_what_the_club_says_names_as_they_are() -> None:
         assert str(app.lobby.query_one("#you", Static).render()) == "ada · 1612 ± 120"
         assert cells(app, "open") == [
             ["grace", "1540 ± 200", "rated · 5"],
-            ["guest-x7k2p9", "1500 ± 500", "unrated · open"],
+            ["guest-x7k2p9", "guest", "unrated · open"],
         ]
         assert cells(app, "playing") == [["alan v [bold]eve[/]", "2–1", "1", "3"]]
         assert cells(app, "ladder")[1] == ["2", "alan", "1580 ± 130", "6", "1", "3"]
@@ -224,7 +224,7 @@ async def test_a_list_changed_in_place_shows_what_the_club_says() -> None:
         sat = Snapshot(LOBBY.you, open=LOBBY.open[1:], playing=(*LOBBY.playing, grace))
         lobby.say(sat)
         await pilot.pause(0.1)
-        assert cells(app, "open") == [["guest-x7k2p9", "1500 ± 500", "unrated · open"]]
+        assert cells(app, "open") == [["guest-x7k2p9", "guest", "unrated · open"]]
         opened = app.lobby.query_one("#open", DataTable)
         assert opened.coordinate_to_cell_key(opened.cursor_coordinate).row_key.value == "4"
         assert cells(app, "playing") == [

@@ -123,6 +123,15 @@ class ClubApp(TicTacToeApp):
                 self.farewell = text
                 self._gone(text)
 
+    async def action_help(self) -> None:
+        """In the lobby, the help begins with the club's keys; at a table, with the board's."""
+        from tictactoe.tui.screens.help import CLUB_SECTION, HelpScreen
+
+        if isinstance(self.screen, LobbyScreen):
+            await self.push_screen(HelpScreen(first=CLUB_SECTION))
+        elif not isinstance(self.screen, HelpScreen):
+            await super().action_help()
+
     async def on_lobby_screen_asked(self, event: LobbyScreen.Asked) -> None:
         if self.lobby_link is None:
             return

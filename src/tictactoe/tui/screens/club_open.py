@@ -1,6 +1,7 @@
 """The dialog that opens a table at the club (`o` in the lobby): rated or not, and a series of
 1, 3 or 5 matches or an open-ended one. Enter opens the table as the dialog shows it, so `o`
-then Enter opens one with the defaults.
+then Enter opens one with the defaults. A guest's tables are unrated: a guest is not offered the
+choice. The choices show ● chosen and ○ not (`Choice`), readable without colour.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, RadioButton, RadioSet, Static
 
 from tictactoe.online.lobby import OpenTable
+from tictactoe.tui.widgets.choice import Choice
 from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
 
 __all__ = ["LENGTHS", "OpenTableScreen"]
@@ -65,19 +67,24 @@ class OpenTableScreen(MinimumSize, ModalScreen[OpenTable | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="open-dialog", classes="dialog"):
             yield Static("Open a table", id="open-title")
-            yield Label("Rating", classes="open-label")
-            with RadioSet(id="open-rated", disabled=self.guest):
-                yield RadioButton("Rated", value=self.rated, id="rated")
-                yield RadioButton("Unrated", value=not self.rated, id="unrated")
+            if not self.guest:
+                yield Label("Rating", classes="open-label")
+                with RadioSet(id="open-rated"):
+                    yield Choice("Rated", value=self.rated, id="rated")
+                    yield Choice("Unrated", value=not self.rated, id="unrated")
             yield Label("Matches in the series", classes="open-label")
             with RadioSet(id="open-length"):
                 for index, matches in enumerate(LENGTHS):
-                    yield RadioButton(
+                    yield Choice(
                         "Open-ended" if matches is None else str(matches),
                         value=index == self.length,
                     )
             if self.guest:
-                yield Static("A guest's tables are unrated.", id="open-note", markup=False)
+                yield Static(
+                    "A guest's tables are unrated: come in with a key to play rated.",
+                    id="open-note",
+                    markup=False,
+                )
             with Horizontal(id="open-buttons"):
                 yield Button("Open", id="open", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -86,6 +93,10 @@ class OpenTableScreen(MinimumSize, ModalScreen[OpenTable | None]):
 
     def on_mount(self) -> None:
         self.query_one("#open", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A guest is offered no rating to choose: `r` and `u` are neither shown nor done."""
+        return not (self.guest and action == "rated")
 
     def choice(self) -> OpenTable:
         """The table as the dialog shows it now."""

@@ -6,7 +6,8 @@ how many matches), sit at an open one (Enter on it), quick pair, watch a table i
 it), take one's own open table back, offer or take a rematch (`r`), add a key (`k`: the club
 gives a one-time word, which the app shows in a dialog).
 Enter on one of the player's recent matches replays it. Names are shown as the characters they
-are (`rich.text.Text`, never markup).
+are (`rich.text.Text`, never markup); a guest's table shows "guest" where a rating would be (a
+guest has none). The line about the player wraps rather than being cut on a narrow terminal.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
+from tictactoe.core.club import is_guest
 from tictactoe.online.lobby import (
     AddKey,
     CloseTable,
@@ -89,11 +91,11 @@ class LobbyScreen(MinimumSize, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "open(True)", "Open", priority=True),
         Binding("u", "open(False)", "Open unrated", show=False, priority=True),
-        Binding("p", "pair", "Quick pair"),
+        Binding("p", "pair", "Pair"),
         Binding("r", "rematch", "Rematch"),
         Binding("c", "close_table", "Take back"),
-        Binding("k", "add_key", "Add key", show=False, priority=True),
         Binding("question_mark,f1", "app.help", "Help", key_display="?", priority=True),
+        Binding("k", "add_key", "Add key", priority=True),
         Binding("q", "app.quit", "Quit"),
     ]
 
@@ -151,7 +153,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         if you.waiting_at is not None and you.waiting_for is not None:
             line += f" · offering {you.waiting_for} a rematch (c takes it back)"
         elif you.waiting_at is not None:
-            line += " · waiting at your table for someone to sit (c takes it back)"
+            line += " · waiting for someone to sit (c takes it back)"
         if you.offered_by is not None:
             line += f" · {you.offered_by} offers you a rematch: r takes it"
         if line != self._you:
@@ -186,7 +188,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     @staticmethod
     def _open_row(row: TableRow) -> tuple[object, ...]:
-        return (Text(row.players[0]), row.rating, _kind(row))  # fmt: skip
+        opener = row.players[0]
+        return (Text(opener), "guest" if is_guest(opener) else row.rating, _kind(row))
 
     @staticmethod
     def _playing_row(row: TableRow) -> tuple[object, ...]:
