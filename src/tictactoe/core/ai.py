@@ -1,6 +1,7 @@
 """The computer player: three strengths, and the perfect-play solver behind hints.
 
-Pure functions of a `GameState`; randomness comes in through an `rng` argument.
+Pure functions of a `GameState` (or of an `UltimateState`, whose levels live in
+`ultimate_ai`); randomness comes in through an `rng` argument.
 The solver works on the engine's bit masks (`GameState.sides`, `has_line`,
 `free_cells`) with a memo filled lazily, so the first question costs a few
 milliseconds and every later one is a dictionary look-up.
@@ -13,6 +14,8 @@ from enum import StrEnum
 from typing import Final, NamedTuple
 
 from tictactoe.core.engine import GameState, IllegalMove, Mark, free_cells, has_line
+from tictactoe.core.ultimate import UltimateState
+from tictactoe.core.ultimate_ai import hard_move, medium_candidates
 
 __all__ = [
     "Analysis",
@@ -134,9 +137,22 @@ def candidate_moves(state: GameState, level: Level) -> tuple[int, ...]:
     return analyse(state).best_moves
 
 
-def choose_move(state: GameState, level: Level, rng: random.Random | None = None) -> int:
-    """A legal cell for the side to move, chosen as `level` plays."""
-    return (rng or random.Random()).choice(candidate_moves(state, level))
+def choose_move(
+    state: GameState | UltimateState, level: Level, rng: random.Random | None = None
+) -> int:
+    """A legal move for the side to move, chosen as `level` plays: a cell of a classic
+    game, or `board * 9 + cell` of an Ultimate one."""
+    rng = rng or random.Random()
+    if isinstance(state, UltimateState):
+        if state.is_over:
+            raise IllegalMove("the game is over")
+        level = Level(level)
+        if level is Level.HARD:
+            return hard_move(state, rng)
+        if level is Level.MEDIUM:
+            return rng.choice(medium_candidates(state))
+        return rng.choice(state.legal_moves())
+    return rng.choice(candidate_moves(state, level))
 
 
 def choose_mark(rng: random.Random | None = None) -> Mark:
