@@ -210,7 +210,7 @@ def test_a_ban_ends_a_running_session_and_refuses_the_key_until_unbanned(club: C
     assert owner(club, "ban", "alice").returncode == 0
     alice.expect("You are banned from this club for ever.")
     assert alice.finish() == 1  # the session ends, the club having ended it
-    bob.expect("alice left the series")  # back in the lobby, not kept waiting
+    bob.expect("alice was banned: the series is over.")  # back in the lobby, not kept waiting
     bob.expect("Open tables")
 
     again = club.ssh("alice", "alice")
@@ -263,8 +263,8 @@ def test_a_seat_away_past_the_grace_loses_the_match(tmp_path: Path) -> None:
     club = open_club(tmp_path, "--grace", "1")
     try:
         alice, bob = sit_down(club)
-        alice.send(b"5")
-        bob.expect("alice X centre")
+        move(alice, b"5", bob, "alice X centre")
+        move(bob, b"1", alice, "bob O bottom-left")  # both have moved: leaving loses
         bob.close()
         alice.expect("bob did not come back in time")
         alice.expect(r"alice · (1[6-9]\d\d) ± \d+")  # back in the lobby, the match won

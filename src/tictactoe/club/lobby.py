@@ -55,7 +55,17 @@ from tictactoe.club.bounds import (
 from tictactoe.club.calls import InOrder, Reads
 from tictactoe.club.capacity import GuestDoor
 from tictactoe.club.names import about_the_name
-from tictactoe.core.club import START, Entry, Rating, closest, is_guest, until_text
+from tictactoe.core.club import (
+    BOTH_AWAY,
+    START,
+    Entry,
+    Rating,
+    closest,
+    is_guest,
+    left_text,
+    loses_by_leaving,
+    until_text,
+)
 from tictactoe.core.codes import new_code
 from tictactoe.core.key_words import SEPARATOR, WORD_LIFETIME
 from tictactoe.core.series import FinishedMatch, Series
@@ -715,12 +725,19 @@ class Club:
                 self._finished(table, MatchRecord.of(series.players, finished))
                 table.recorded += 1
             if table.matches is not None and len(series.finished) >= table.matches:
-                self._end(table, f"The series of {table.matches} matches is over.")
+                played = "1 match" if table.matches == 1 else f"{table.matches} matches"
+                self._end(table, f"The series of {played} is over.")
         away = table.authority.away
         if series is not None and away is not None and away.seconds_left <= 0:
-            self._forfeit(table, series, away.seat)
-            self._end(table, f"{away.name} did not come back in time: the series is over.")
+            if table.authority.everyone_away:  # nobody's loss: the match in play is aborted
+                self._end(table, BOTH_AWAY)
+            else:
+                self._forfeit(table, series, away.seat)
+                self._end(table, f"{away.name} did not come back in time: the series is over.")
         if table.authority.ended is not None:
+            left = table.authority.left
+            if series is not None and left is not None:
+                self._forfeit(table, series, left)
             self._end(table, table.authority.ended.text)
         shown = table.shown()
         if shown != table.told:  # a move alone changes nothing a lobby shows
@@ -728,18 +745,29 @@ class Club:
             self.changed()
 
     def _forfeit(self, table: _Table, series: Series, seat: int) -> None:
-        """The seat `seat` stayed away past its grace: the match in progress, if any, is its
-        loss."""
+        """The seat `seat` left the match in play (`q`, a ban, its grace run out): its loss once
+        both players have moved (`loses_by_leaving`), else aborted; both players are told which.
+        Nothing is written for a table already ending (a match is lost once)."""
         match, marks = series.match, series.marks
         if table.ending or match is None or marks is None or match.is_over:
             return
-        first = (
-            series.player_with(match.to_move)
-            if not match.moves
-            else (FinishedMatch(match, marks).first_mover)
-        )
+        lost = loses_by_leaving(len(match.moves), match.is_over)
+        names = (table.opener, table.sitter or "?")
+        told = left_text(names[seat], names[1 - seat], lost)
+        for handle in names:
+            self._tell(handle, told)
+        if not lost:
+            return
+        first = FinishedMatch(match, marks).first_mover
         record = MatchRecord(series.players, marks, first, match.moves, 1 - seat)
         self._finished(table, record)
+
+    def _tell(self, handle: str, text: str) -> None:
+        """Say `text` in every lobby of `handle`'s."""
+        for member in self._members.values():
+            if member.handle == handle:
+                for lobby in member.lobbies:
+                    self._send(lobby, Said(printable(text, 200)))
 
     def _finished(self, table: _Table, match: MatchRecord) -> None:
         """Write `match` (in a thread, after those finished before it); then every lobby is
@@ -764,6 +792,8 @@ class Club:
         if table.ending:
             return
         table.ending = True
+        if table.sitter is not None:
+            log.info("table %s of %s and %s ended: %s", table.id, table.opener, table.sitter, text)
         if table.sitter is not None:  # either may offer the other a rematch
             self._last[table.opener] = (table.sitter, table.rated, table.matches)
             self._last[table.sitter] = (table.opener, table.rated, table.matches)
@@ -1032,6 +1062,12 @@ class Club:
                 log.warning("the club's record could not be read: %s", error)
                 continue
             self._bans_version = version
+            for table in list(self._tables.values()):  # a ban leaves the match in play
+                series = table.authority.series
+                for seat, handle in enumerate((table.opener, table.sitter)):
+                    if handle in banned and series is not None and not table.ending:
+                        self._forfeit(table, series, seat)
+                        self._end(table, f"{handle} was banned: the series is over.")
             for member in list(self._members.values()):
                 until = banned.get(member.handle)
                 if until is None:
@@ -1046,6 +1082,8 @@ class Club:
     def _banned(self, now: float) -> dict[str, float]:
         """Those in the club who are banned (in a thread), and until when."""
         handles = {member.handle for member in list(self._members.values()) if not member.guest}
+        for table in list(self._tables.values()):  # players of this process's tables, too
+            handles.update(each for each in (table.opener, table.sitter) if each is not None)
         banned = {handle: self.record.banned_until(handle, now) for handle in handles}
         return {handle: until for handle, until in banned.items() if until is not None}
 

@@ -24,10 +24,12 @@ from typing import Final, TypeVar
 from openskill.models import PlackettLuce
 
 __all__ = [
+    "BOTH_AWAY",
     "CLAIMS_PER_HOUR",
     "GUEST_PREFIX",
     "HANDLE_LENGTH",
     "KEY_TYPES",
+    "LEAVING_RULE",
     "RESERVED",
     "START",
     "BadDuration",
@@ -43,6 +45,8 @@ __all__ = [
     "guest_handle",
     "handle_of",
     "is_guest",
+    "left_text",
+    "loses_by_leaving",
     "public_key",
     "rated",
     "until_text",
@@ -240,6 +244,30 @@ def closest(mine: Rating, waiting: Sequence[tuple[T, Rating]]) -> T | None:
         if gap < distance:
             best, distance = who, gap
     return best
+
+
+# Leaving a match.
+
+LEAVING_RULE: Final = "leaving after both have moved loses"
+"""What a club table's screen says of the leaving rule before it applies (`loses_by_leaving`):
+every club match keeps it, rated or not."""
+
+
+def loses_by_leaving(moves: int, over: bool) -> bool:
+    """Whether a player who leaves a club match now (`q`, a closed `ssh`, a ban, the grace
+    running out) loses it: once both players have moved in a match still in play (`moves` made
+    so far). Before that the match is aborted, and nothing is written."""
+    return not over and moves >= 2
+
+
+def left_text(leaver: str, winner: str, lost: bool) -> str:
+    """What both players' lobbies are told when `leaver` left a match against `winner`."""
+    if lost:
+        return f"{leaver} left the match after both had moved: it counts as {winner}'s win."
+    return f"{leaver} left before both had moved: the match was aborted, nothing recorded."
+
+
+BOTH_AWAY: Final = "Both players stayed away past the grace: the match was aborted."
 
 
 # What the store answers.

@@ -114,6 +114,7 @@ class Authority:
         self._notice_hidden_from: int | None = None
         """The seat that caused the notice, which does not need to be told."""
         self._ended: Ended | None = None
+        self._left: int | None = None
 
     # What the server reads.
 
@@ -131,6 +132,16 @@ class Authority:
     def ended(self) -> Ended | None:
         """How the series ended, once it has."""
         return self._ended
+
+    @property
+    def left(self) -> int | None:
+        """The seat whose leaving ended the series, when a seat's leaving did."""
+        return self._left
+
+    @property
+    def everyone_away(self) -> bool:
+        """Whether both seats are taken and both their links are down."""
+        return all(seat.name is not None and seat.deadline is not None for seat in self._seats)
 
     @property
     def watchers(self) -> int:
@@ -280,6 +291,8 @@ class Authority:
         name = self._seats[index].name
         assert name is not None
         self._seats[index].link = None
+        if self._ended is None:
+            self._left = index
         return self.end(f"{short(name)} left the series.")
 
     def end(self, text: str) -> Ended:

@@ -20,6 +20,7 @@ from rich.console import RenderableType
 
 from tictactoe.club.link import LobbyLink, LobbyLinkError
 from tictactoe.config import GameConfig
+from tictactoe.core.club import LEAVING_RULE
 from tictactoe.core.labels import side_by_side
 from tictactoe.core.names import NAME_WIDTH
 from tictactoe.core.series import Series
@@ -159,6 +160,7 @@ class ClubApp(TicTacToeApp):
                 text = seated.text if seated is not None else "The table has closed."
             else:
                 self.seat, self._left = seated, None
+                seated.terms = LEAVING_RULE
                 game = GameScreen(seated, layout=self.key_layout)
                 await self.push_screen(game)
                 ended = await seated.play()

@@ -76,6 +76,9 @@ class SeatTable(Table):
         self.link = link
         """This seat's link to the authority: the table reads it and sends on it."""
         seat = link.welcome.seat
+        self.terms = ""
+        """What the seat's player is told of the table's terms, beside "online" (the club's
+        leaving rule)."""
         self.seat = seat
         """This screen's seat (0 the host, 1 the guest), or None for a watcher."""
         self.watching = seat is None
@@ -206,7 +209,8 @@ class SeatTable(Table):
     def _subtitle(self, watchers: int) -> str:
         if self.seat is None:
             return "watching"
-        return f"online · {watchers} watching" if watchers else "online"
+        parts = ["online", f"{watchers} watching" if watchers else "", self.terms]
+        return " · ".join(part for part in parts if part)
 
     def refused(self, notice: Notice) -> None:
         """Say why an intent was refused; while a seat is away, the count of its grace that
