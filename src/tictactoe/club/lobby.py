@@ -54,6 +54,7 @@ from tictactoe.club.bounds import (
 )
 from tictactoe.club.calls import InOrder, Reads
 from tictactoe.club.capacity import GuestDoor
+from tictactoe.club.guidance import SEATED_ELSEWHERE, guest_welcome, unrated_pair
 from tictactoe.club.names import about_the_name
 from tictactoe.core.club import (
     BOTH_AWAY,
@@ -389,7 +390,8 @@ class Club:
         if entry.refusal is not None:
             return Admission(printable(user, 40), refusal=entry.refusal)
         token = secrets.token_urlsafe(24)
-        self._members[token] = _Member(entry.handle, entry.guest, peer, said=entry.said)
+        said = guest_welcome(user, self.ssh_port) if entry.guest and key is None else entry.said
+        self._members[token] = _Member(entry.handle, entry.guest, peer, said=said)
         self._ratings.put(entry.handle, entry.rating)
         games = 1 if entry.guest else None  # a guest's one game counts in the guests' share
         return Admission(entry.handle, environment={CLUB_TOKEN: token}, games=games)
@@ -433,7 +435,7 @@ class Club:
         if member.said is not None:
             self._send(lobby, Said(printable(member.said, 200)))
             member.said = None
-        self._seat_back(lobby)
+        self._seat_back(lobby, tell=True)
         try:
             await self._serve(lobby)
         finally:
@@ -485,6 +487,8 @@ class Club:
     async def _ask(self, lobby: _Lobby, ask: LobbyAsk) -> None:
         member = lobby.member
         match ask:
+            case OpenTable() | SitAt() | QuickPair() if self._seat_back(lobby):
+                pass  # a seat of theirs waits for them (its session lost): back to it
             case OpenTable(rated, matches):
                 await self._open(lobby, rated=rated and not member.guest, matches=matches)
             case SitAt(table) if self.cluster is not None and table not in self._tables:
@@ -517,7 +521,7 @@ class Club:
             if table.opener == handle and not table.playing:
                 return "You are waiting at your own table already (c takes it back)."
             if handle in (table.opener, table.sitter):
-                return "You are playing at a table already."
+                return SEATED_ELSEWHERE
         return None if self.cluster is None else self.cluster.busy(handle)
 
     async def _open(
@@ -628,12 +632,17 @@ class Club:
             and table.opener != member.handle
             and table.kept_for is None
         ]
-        table = closest(mine, waiting)
+        # Rated tables first for a player with a handle, unrated ones for a guest (`guidance`).
+        table = closest(mine, [(each, r) for each, r in waiting if each.rated != member.guest])
+        unlike = table is None and not member.guest
+        table = table or closest(mine, waiting)
         if table is None:
             await self._open(lobby, rated=not member.guest, matches=None)
             self._send(lobby, Said("Nobody is waiting: your table is open."))
         else:
             self._sit(lobby, table)
+            if unlike and table.sitter == member.handle:
+                self._send(lobby, Said(unrated_pair(table.opener)))
 
     def _watch(self, lobby: _Lobby, table: _Table | None) -> None:
         if table is None or table.ending or not table.playing:
@@ -704,17 +713,25 @@ class Club:
         login = f"{member.handle}{SEPARATOR}{word}"
         self._send(lobby, KeyWord(login, self.ssh_port, round(WORD_LIFETIME / 60)))
 
-    def _seat_back(self, lobby: _Lobby) -> None:
-        """A player whose seat is away (a dropped link) is sent back to it."""
+    def _seat_back(self, lobby: _Lobby, *, tell: bool = False) -> bool:
+        """A player whose seat is away (a dropped link) is sent back to it; one whose seat is
+        held by another of their sessions is told so (`SEATED_ELSEWHERE`) when `tell`. Whether
+        sent back."""
         handle = lobby.member.handle
         for table in self._tables.values():
             away = table.authority.away
             if not table.ending and away is not None and away.name == handle:
                 self._send(lobby, self._goto(table, handle))
-                return
+                return True
         goto = None if self.cluster is None else self.cluster.seat_back(handle)
         if goto is not None:
             self._send(lobby, goto)
+        elif tell and any(
+            table.playing and not table.ending and handle in (table.opener, table.sitter)
+            for table in self._tables.values()
+        ):
+            self._send(lobby, Said(SEATED_ELSEWHERE))
+        return goto is not None
 
     # The tables.
 
@@ -881,7 +898,7 @@ class Club:
         )
 
     def _open_row(self, table: _Table, *, rematch: bool) -> TableRow:
-        rating = self._rating(table.opener)
+        rating = "" if is_guest(table.opener) else self._rating(table.opener)
         return TableRow(
             table.id, (table.opener,), table.rated, table.matches, rating, rematch=rematch
         )

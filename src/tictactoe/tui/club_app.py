@@ -37,6 +37,8 @@ from tictactoe.tui.table import Leaving
 __all__ = ["ClubApp", "ClubSetup", "Lobby", "play_at_club"]
 
 LOST = "The link to the club was lost: this session has ended."
+READING = 16.0
+"""Characters a second a player reads what the club says: a longer word stays longer."""
 
 
 def score(series: Series | None) -> str:
@@ -114,8 +116,8 @@ class ClubApp(TicTacToeApp):
             case GoTo():
                 if self.seat is None:
                     self.run_worker(self._sit(news), name="table", group="table", exclusive=True)
-            case Said(text):
-                self.notify(text, markup=False)
+            case Said(text):  # on screen long enough to be read (a guest's welcome: 12 s)
+                self.notify(text, markup=False, timeout=max(5.0, len(text) / READING))
             case KeyWord():
                 if isinstance(self.screen, AddKeyScreen):  # k again: the new word replaces it
                     self.screen.action_close()
