@@ -34,6 +34,8 @@ from tictactoe.core.series import Series
 from tictactoe.process import signals_wake
 from tictactoe.served import is_served
 from tictactoe.settings import SettingsStore
+from tictactoe.tui.dismissal import Palette
+from tictactoe.tui.pointer import on_a_widget_gone
 from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.table import LocalTable
@@ -172,6 +174,11 @@ class TicTacToeApp(CrashReporting[Series | None]):
             search, self._palette_search = self._palette_search, None
             self.action_command_palette()
             self.call_after_refresh(self._search_palette, search)
+
+    def action_command_palette(self) -> None:
+        """Textual's command palette, dismissed once (`Palette`)."""
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(Palette(id="--command-palette"))
 
     def _search_palette(self, search: str) -> None:
         if isinstance(self.screen, CommandPalette):
@@ -312,8 +319,11 @@ class TicTacToeApp(CrashReporting[Series | None]):
     async def on_event(self, event: events.Event) -> None:
         """Once the session is ending, input still on its way changes nothing: Textual
         still delivers it after `exit` (to screens being closed), and the score printed is
-        the score shown."""
+        the score shown. A press on a widget that has just left the screen is dropped
+        (`on_a_widget_gone`)."""
         if self._leaving and isinstance(event, events.InputEvent):
+            return
+        if on_a_widget_gone(self, event):
             return
         await super().on_event(event)
 

@@ -10,6 +10,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tictactoe.tui.dismissal import DismissedOnce
+
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "TOO_SMALL", "MinimumSize", "TooSmall", "too_small"]
 
 MIN_WIDTH: Final = 50
@@ -39,9 +41,10 @@ class TooSmall(Static):
         super().__init__(TOO_SMALL, markup=False)
 
 
-class MinimumSize:
+class MinimumSize(DismissedOnce):
     """For a screen: below the minimum size its keys do nothing, and the focus that hiding
-    its widgets took away comes back once the terminal is large enough again."""
+    its widgets took away comes back once the terminal is large enough again. Every screen of
+    the game takes it, and with it `DismissedOnce`: it is dismissed once."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Below the minimum size only the "enlarge" line shows: the keys do nothing."""
