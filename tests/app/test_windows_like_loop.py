@@ -17,7 +17,7 @@ from app.conftest import SIZE, Driver, make_config
 from app.test_process import Terminal, assert_restored, play_a_win_for_ada
 from app.windows_like import WindowsLikeLoop
 from tictactoe.core.series import Series
-from tictactoe.process import GRACE, signals_stop
+from tictactoe.process import signals_stop
 from tictactoe.tui.app import TicTacToeApp
 
 TESTS = Path(__file__).parents[1]
@@ -76,6 +76,6 @@ def test_a_signal_ends_the_real_game_cleanly_on_a_loop_without_readers(tmp_path:
     play_a_win_for_ada(game)
     go.touch()
 
-    assert game.finish(timeout=GRACE + 5) == 128 + signal.SIGTERM
+    assert game.finish() == 128 + signal.SIGTERM
     assert_restored(game)
     assert b"Final score" in game.after_the_game and b"Ada    1" in game.after_the_game
