@@ -18,6 +18,7 @@ import pytest
 from playwright.async_api import Browser
 
 from club.test_club_end_to_end import open_club
+from limits import EVENT_LIMIT
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from tictactoe.club.bounds import GUESTS_PER_NETWORK, TOO_MANY_GUESTS
 from tictactoe.club.lobby import CLUB_TOKEN, Club
@@ -159,7 +160,7 @@ async def test_a_refused_tab_is_told_why_and_no_game_starts(
         page = await context.new_page()
         await page.goto(door.address)
         dialog = page.locator(".closed-dialog")
-        await dialog.wait_for(state="visible", timeout=10_000)
+        await dialog.wait_for(state="visible", timeout=EVENT_LIMIT * 1000)
         said = await dialog.inner_text()
         assert "No game was started here." in said
         assert TOO_MANY_GUESTS in said

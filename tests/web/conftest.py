@@ -23,6 +23,7 @@ from typing import Any, Final
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
+from limits import EVENT_LIMIT
 from tictactoe.core.labels import display_name
 from tictactoe.record import GameRecord
 
@@ -124,11 +125,11 @@ def alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-def wait_until(condition: Any, timeout: float, what: str) -> float:
-    """Poll `condition()` until true; the seconds it took."""
+def wait_until(condition: Any, what: str, timeout: float = EVENT_LIMIT) -> float:
+    """Poll `condition()` until true; the seconds it took (a figure to print, not to test)."""
     start = time.monotonic()
     while not condition():
-        assert time.monotonic() - start < timeout, f"{what}: not within {timeout} s"
+        assert time.monotonic() - start < timeout, f"{what}: not within {timeout:.0f} s"
         time.sleep(0.02)
     return time.monotonic() - start
 
@@ -161,7 +162,7 @@ class Served:
         self.url = self._wait_for_url()
 
     def _wait_for_url(self) -> str:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + EVENT_LIMIT
         while time.monotonic() < deadline:
             found = re.search(r"http://\S+/", self.log.read_text(errors="replace"))
             if found:
@@ -183,8 +184,9 @@ class Served:
         self.games_seen |= games
         return games
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> float:
-        """Signal the server; the seconds it took to exit (killed after `timeout`)."""
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = EVENT_LIMIT) -> float:
+        """Signal the server; the seconds it took to exit (killed after `timeout`), a figure to
+        print, not to test."""
         self.games()
         start = time.monotonic()
         if self.process.poll() is None:
@@ -194,7 +196,9 @@ class Served:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(5)
-            raise AssertionError(f"the server did not stop within {timeout} s") from None
+            raise AssertionError(
+                f"the server did not stop within {timeout:.0f} s: {self.output()[-1500:]}"
+            ) from None
         return time.monotonic() - start
 
     def kill_leftovers(self) -> set[int]:
@@ -235,7 +239,7 @@ async def browser() -> AsyncIterator[Browser]:
         pytest.skip("no Chromium here (Debian: apt-get install chromium); browser tests skipped")
     async with async_playwright() as playwright:
         chromium = await playwright.chromium.launch(
-            executable_path=path, args=list(CHROMIUM_FLAGS), timeout=30_000
+            executable_path=path, args=list(CHROMIUM_FLAGS), timeout=EVENT_LIMIT * 1000
         )
         try:
             yield chromium
@@ -268,7 +272,7 @@ class Tab:
         text: str = await self.page.evaluate("window.__screenText()")
         return text
 
-    async def wait_for(self, text: str, timeout: float = 15) -> str:
+    async def wait_for(self, text: str, timeout: float = EVENT_LIMIT) -> str:
         """Wait until the screen shows `text`; the screen then."""
         try:
             await self.page.wait_for_function(
@@ -312,10 +316,14 @@ class Tab:
         dialog = self.page.locator(".closed-dialog")
         return await dialog.is_visible() and "The game has ended" in await dialog.inner_text()
 
-    async def ending(self, timeout: float = 10) -> str:
+    async def ending(self, timeout: float = EVENT_LIMIT) -> str:
         """What the page says once its game has ended, when it says it."""
         dialog = self.page.locator(".closed-dialog")
-        await dialog.wait_for(state="visible", timeout=timeout * 1000)
+        try:
+            await dialog.wait_for(state="visible", timeout=timeout * 1000)
+        except Exception as error:
+            screen = await self.screen()
+            raise AssertionError(f"the game never ended; the screen:\n{screen}") from error
         return await dialog.inner_text()
 
     async def close(self) -> None:

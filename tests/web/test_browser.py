@@ -26,7 +26,7 @@ async def test_a_win_played_by_keys_is_announced_and_recorded(
 
     screen = await tab.wait_for("Ada wins!")
     assert "1. Ada X top-left" in screen
-    wait_until(lambda: recorded_results(served.record) != {}, 10, "the win recorded")
+    wait_until(lambda: recorded_results(served.record) != {}, "the win recorded")
     assert recorded_results(served.record) == {"Ada": (1, 0, 0), "Bob": (0, 1, 0)}
 
 
@@ -48,7 +48,7 @@ async def test_a_megabyte_pasted_in_the_tab_and_the_next_moves_count(
         }"""
     )
     await tab.type("7", "4", "8", "5", "9")
-    screen = await tab.wait_for("Ada wins!", timeout=10)
+    screen = await tab.wait_for("Ada wins!")
     assert "1. Ada X top-left" in screen
 
 
@@ -94,7 +94,7 @@ async def test_a_click_takes_the_cell_under_the_mouse(browser: Browser, served: 
 async def test_q_ends_the_session_and_the_page_says_so(browser: Browser, served: Served) -> None:
     # The tab's game is the spare started with the server; the next spare starts a little after
     # the tab takes it, so the count of games says nothing: follow the tab's own process.
-    wait_until(lambda: len(served.games()) == 1, 15, "the spare game to start")
+    wait_until(lambda: len(served.games()) == 1, "the spare game to start")
     (game,) = served.games()
     tab = await Tab.open(browser, served.url)
     await start_hot_seat(tab, "Ada", "Bob")
@@ -102,9 +102,9 @@ async def test_q_ends_the_session_and_the_page_says_so(browser: Browser, served:
 
     await tab.type("q")
 
-    await tab.page.locator(".closed-dialog").wait_for(state="visible", timeout=10_000)
+    await tab.ending()
     assert await tab.ended()
-    wait_until(lambda: game not in served.games(), 5, "the game's process to end")
+    wait_until(lambda: game not in served.games(), "the game's process to end")
 
 
 async def test_two_tabs_play_two_series_and_both_are_recorded(
@@ -125,7 +125,7 @@ async def test_two_tabs_play_two_series_and_both_are_recorded(
     second_screen = await second.wait_for("Di wins!")
     assert "Cy" not in first_screen and "Di" not in first_screen
     assert "Ada" not in second_screen and "Bob" not in second_screen
-    wait_until(lambda: len(recorded_results(served.record)) == 4, 10, "both wins recorded")
+    wait_until(lambda: len(recorded_results(served.record)) == 4, "both wins recorded")
     assert recorded_results(served.record) == {
         "Ada": (1, 0, 0),
         "Bob": (0, 1, 0),
@@ -135,16 +135,16 @@ async def test_two_tabs_play_two_series_and_both_are_recorded(
 
 
 async def test_closing_a_tab_ends_its_game_process(browser: Browser, served: Served) -> None:
-    wait_until(lambda: len(served.games()) == 1, 15, "the spare game to start")
+    wait_until(lambda: len(served.games()) == 1, "the spare game to start")
     (spare,) = served.games()
     tab = await Tab.open(browser, served.url)
     await start_hot_seat(tab, "Ada", "Bob")
-    wait_until(lambda: len(served.games()) == 2, 15, "the next spare game to start")
+    wait_until(lambda: len(served.games()) == 2, "the next spare game to start")
     assert spare in served.games(), "the tab should be played by the spare game"
 
     await tab.close()
 
-    wait_until(lambda: spare not in served.games(), 5, "the closed tab's game to end")
+    wait_until(lambda: spare not in served.games(), "the closed tab's game to end")
     assert len(served.games()) == 1
 
 
