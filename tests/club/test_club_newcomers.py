@@ -4,7 +4,7 @@ dialog's choices read without colour, the line about the player is whole at any 
 the footer and `?` begins with the club's keys; and on the club's side (its own links, no
 terminal): a guest without a key is told how to come with one, quick pair seats a player with a
 handle at a rated table first, and a second session of a seated player is told where its seat
-is, and takes it back once its first session is lost."""
+is, and takes it back once its first session is lost; the club says whether KSM is on."""
 
 from __future__ import annotations
 
@@ -22,7 +22,16 @@ from textual.widgets import Markdown, RadioButton, Static
 
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, Club
-from tictactoe.online.lobby import GoTo, OpenTable, QuickPair, Said, SitAt, Snapshot, You
+from tictactoe.club.server import MERGING_OFF, MERGING_ON, merging_said
+from tictactoe.online.lobby import (
+    GoTo,
+    OpenTable,
+    QuickPair,
+    Said,
+    SitAt,
+    Snapshot,
+    You,
+)
 from tictactoe.online.protocol import State
 from tictactoe.record.club import ClubRecord
 from tictactoe.tui.screens.club_open import OpenTableScreen
@@ -251,3 +260,12 @@ async def wait_for(condition: Callable[[], bool], within: float = 10.0) -> None:
     while not condition():
         assert loop.time() < deadline, "the condition never held"
         await asyncio.sleep(0.02)
+
+
+def test_the_club_says_whether_ksm_is_on_or_off(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.write_text("1\n")
+    assert merging_said(run) == MERGING_ON and MERGING_ON.startswith("KSM is on")
+    run.write_text("0\n")
+    assert merging_said(run) == MERGING_OFF and MERGING_OFF.startswith("KSM is off")
+    assert merging_said(tmp_path / "absent") is None  # a kernel without KSM: nothing to say

@@ -1,6 +1,8 @@
 """`tictactoe club`: a long-running club that players reach with plain `ssh -p PORT HANDLE@HOST`.
 
-The club has no screen of its own: it prints one line saying where it listens, writes its
+The club has no screen of its own: it says at once that it is starting (importing, reading its
+record and warming the players' sessions take seconds), then where it listens, how many players
+it has room for and whether the kernel merges their pages (KSM); it writes its
 refusals to the bounded log in its data folder (`club.log`), and stops on SIGINT or SIGTERM,
 telling every player. Its SSH door (`tictactoe.doors.ssh`) asks the club who each connection is
 (`Club.enter`, the club's record decides from the handle and the key), and starts for each
@@ -36,7 +38,14 @@ if TYPE_CHECKING:
     from tictactoe.club.lobby import Club
     from tictactoe.record.club_store import ClubStore
 
-__all__ = ["club_for", "club_parser", "default_data", "run_club", "session_command"]
+__all__ = [
+    "club_for",
+    "club_parser",
+    "default_data",
+    "merging_said",
+    "run_club",
+    "session_command",
+]
 
 HOST_KEY_FILE: Final = "ssh_host_key"
 LOG_FILE: Final = "club.log"
@@ -48,11 +57,18 @@ SESSION_MODULES: Final = (
 )
 """What a player's session imports, imported once (and its lobby drawn once, headless) by the
 warm parent that forks each session's game (`tictactoe.doors.warm`)."""
+STARTING: Final = "Starting the club…"
+"""Said before anything slow, so that the owner knows it has heard them."""
 MERGING_OFF: Final = (
-    "Each player takes about 22 MiB of memory here; with the kernel's KSM on, about 10"
-    ' (README, "Running a club").'
+    "KSM is off: each player takes about 22 MiB of memory here; with the kernel's KSM on, about"
+    ' 10 (README, "Running a club").'
 )
 """Said at the start where the kernel could merge the games' pages and does not."""
+MERGING_ON: Final = (
+    "KSM is on: each player takes about 10 MiB of memory here once the kernel has merged their"
+    ' pages, 22 before (README, "Running a club").'
+)
+"""Said at the start where the kernel merges the games' pages."""
 PLAYERS_LEAVE_WITHIN: Final = 1.0
 """Seconds the players' games have to end by themselves when the club closes."""
 
@@ -187,6 +203,7 @@ def run_club(argv: Sequence[str]) -> int:
     if sys.platform == "win32":
         print("tictactoe club: a club needs Linux or macOS.", file=sys.stderr)
         return 2
+    print(STARTING, flush=True)
     data: Path = args.data if args.data is not None else default_data()
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -222,7 +239,7 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
     import asyncssh
 
     from tictactoe.doors.ssh import SshDoor, fingerprint
-    from tictactoe.doors.warm import WarmParent, merging_off
+    from tictactoe.doors.warm import WarmParent
     from tictactoe.record.club_store import ClubStore
 
     assert isinstance(key, asyncssh.SSHKey)
@@ -292,8 +309,9 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         " of them.",
         flush=True,
     )
-    if merging_off():
-        print(MERGING_OFF, flush=True)
+    merging = merging_said()
+    if merging is not None:
+        print(merging, flush=True)
     await stopped.wait()
     await club.stop("The club has closed.")
     deadline = loop.time() + PLAYERS_LEAVE_WITHIN
@@ -304,6 +322,18 @@ async def _serve(args: argparse.Namespace, key: object, record: object) -> int:
         await web.close()
     await warm.stop()
     return status
+
+
+def merging_said(run: Path | None = None) -> str | None:
+    """What the club says of the kernel's same-page merging (KSM, its switch at `run`) as it
+    starts: that it is on (`MERGING_ON`) or off (`MERGING_OFF`); None on a kernel without it."""
+    from tictactoe.doors.warm import KSM_RUN
+
+    try:
+        state = (run or KSM_RUN).read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return MERGING_ON if state == "1" else MERGING_OFF
 
 
 def club_for(
