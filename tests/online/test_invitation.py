@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from limits import EVENT_LIMIT
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from snapshots.test_online_screens import Showing
 from tictactoe.doors.addresses import canonical_host, global_ipv6
@@ -127,7 +128,7 @@ async def test_an_ipv6_line_is_one_that_ssh_takes(tmp_path: Path) -> None:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        _, said = await asyncio.wait_for(client.communicate(), 10)
+        _, said = await asyncio.wait_for(client.communicate(), EVENT_LIMIT)
         assert NO_TERMINAL in said.decode(), said  # the door answered, so ssh took the line
     finally:
         await hosting.stop("The end.")
@@ -157,7 +158,9 @@ async def test_any_free_port_is_the_same_on_every_address_the_doors_listen_on() 
         for port in (hosting.ssh_port, hosting.web_port):
             assert port
             for address in ("127.0.0.1", "::1"):  # IPv4 and IPv6: each its own socket
-                _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), 5)
+                _, writer = await asyncio.wait_for(
+                    asyncio.open_connection(address, port), EVENT_LIMIT
+                )
                 writer.close()
     finally:
         await hosting.stop("The end.")

@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 import pytest
 
+import limits
+from limits import EVENT_LIMIT
 from tictactoe.core.codes import new_code
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, Play, SeriesError, Undo
@@ -30,7 +32,7 @@ from tictactoe.tui.seat_table import SeatTable
 
 CODE = "K7M4QX"
 TOKEN = "host-secret"
-WAIT = 5.0
+WAIT = EVENT_LIMIT
 
 
 class Clock:
@@ -75,14 +77,16 @@ async def until(
     link: AuthorityLink | HostLink, wanted: Callable[[State | Refused | Ended], bool]
 ) -> State | Refused | Ended:
     """The first message `wanted` accepts (earlier ones are skipped)."""
+    skipped: list[State | Refused | Ended] = []
 
     async def read() -> State | Refused | Ended:
         async for message in link:
             if wanted(message):
                 return message
-        raise AssertionError("the link closed")
+            skipped.append(message)
+        raise AssertionError(f"the link closed; it was sent: {skipped!r}")
 
-    return await asyncio.wait_for(read(), WAIT)
+    return await limits.within(read(), lambda: skipped[-3:], "the message wanted")
 
 
 async def state(link: AuthorityLink, check: Callable[[State], bool] = lambda s: True) -> State:
@@ -377,7 +381,11 @@ async def test_garbage_closes_only_that_link_with_one_log_line(
         await ws.send_str(frame)
     await closed_after(ws)
     await session.close()
-    await asyncio.sleep(0.05)
+    await limits.eventually(
+        lambda: [r for r in caplog.records if r.name == "tictactoe.online"],
+        lambda: caplog.text,
+        "the log line",
+    )
     lines = [r for r in caplog.records if r.name == "tictactoe.online"]
     assert len(lines) == 1, caplog.text
     assert reason in lines[0].getMessage()
@@ -450,16 +458,14 @@ async def test_a_seat_leaving_ends_the_series_for_everyone(server: AuthorityServ
         assert await each.receive() is None
 
 
-async def test_stop_ends_every_link_within_two_seconds() -> None:
+async def test_stop_ends_every_link() -> None:
     authority = Authority(CODE, "Alice", host_token=TOKEN)
     server = AuthorityServer(authority, Throttle(), door_key=DOOR_KEY)
     await server.start()
     links = [await AuthorityLink.open(server.url, door_hello(CODE, f"P{n}", "x")) for n in range(5)]
     quiet = aiohttp.ClientSession()
     silent = await quiet.ws_connect(server.url)  # never says hello, never reads
-    started = time.monotonic()
-    await server.stop("Alice quit.")
-    assert time.monotonic() - started < 2.0
+    await limits.within(server.stop("Alice quit."), lambda: "the server still stopping", "the stop")
     for each in links:
         messages = [message async for message in each]
         assert isinstance(messages[-1], Ended)

@@ -13,10 +13,13 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, Static
 
+import limits
 import tictactoe.tui.app
 import tictactoe.tui.online_app
+from limits import EVENT_LIMIT
 from tictactoe.config import GameConfig
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, Intent, Play, Series
@@ -51,13 +54,13 @@ class Friend:
                 self.ended = message
             self.changed.set()
 
-    async def until(self, check: object, timeout: float = 5.0) -> None:
+    async def until(self, check: object, timeout: float = EVENT_LIMIT) -> None:
         async def wait() -> None:
             while not check():  # type: ignore[operator]
                 self.changed.clear()
                 await self.changed.wait()
 
-        await asyncio.wait_for(wait(), timeout)
+        await limits.within(wait(), lambda: (self.state, self.ended), "the state wanted", timeout)
 
     @property
     def series(self) -> Series:
@@ -70,14 +73,22 @@ class Friend:
 
 
 async def settle(
-    pilot: Pilot[Series | None], check: Callable[[], object], timeout: float = 5.0
+    pilot: Pilot[Series | None], check: Callable[[], object], timeout: float = EVENT_LIMIT
 ) -> None:
     """Pause until `check()` holds (the app waits on the network, not only on its queue)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not check():
-        assert loop.time() < end, "the app did not get there in time"
+        assert loop.time() < end, (
+            f"the app did not get there within {timeout:.0f} s: it shows"
+            f" {type(pilot.app.screen).__name__} {shown(pilot.app.screen)!r}"
+        )
         await pilot.pause(0.02)
+
+
+def shown(screen: Screen[object]) -> str:
+    """The words of the statics on `screen`, for a failure to say what it showed."""
+    return " | ".join(str(static.render()) for static in screen.query(Static))[-1500:]
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ door can tell them apart from the relay's own connections, which come from 127.0
 from __future__ import annotations
 
 import asyncio
+import inspect
 import ipaddress
 import socket
 import sys
@@ -20,6 +21,7 @@ from typing import Any
 import asyncssh
 import pytest
 
+from limits import EVENT_LIMIT
 from online.relay_server import RelayServer, is_open
 from online.relay_server import relay_server as relay_server  # the fixture
 from tictactoe.doors.relay import listening_addresses
@@ -31,14 +33,17 @@ pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="friends from 127.0.0.2 and 127.0.0.3"
 )
 
-WAIT = 10.0
+WAIT = EVENT_LIMIT
 
 
 async def until(condition: Callable[[], object], timeout: float = WAIT) -> None:
+    """Wait until `condition` holds; past `timeout`, say which condition stayed false."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError("the condition did not come true in time")
+            raise AssertionError(
+                f"not true within {timeout:.0f} s: {inspect.getsource(condition).strip()}"
+            )
         await asyncio.sleep(0.02)
 
 
