@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
+import limits
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, Club
@@ -355,14 +356,16 @@ def key_line(comment: str) -> str:
 
 async def next_news(link: LobbyLink, wanted: Callable[[LobbyNews], bool]) -> LobbyNews:
     """The first news from the club that is `wanted` (within a generous bound)."""
+    skipped: list[LobbyNews] = []
 
     async def read() -> LobbyNews:
         async for news in link:
             if wanted(news):
                 return news
-        raise AssertionError("the lobby link closed")
+            skipped.append(news)
+        raise AssertionError(f"the lobby link closed; it was sent: {skipped!r}")
 
-    return await asyncio.wait_for(read(), 10)
+    return await limits.within(read(), lambda: skipped[-3:], "the news wanted")
 
 
 def said(text: str) -> Callable[[LobbyNews], bool]:
@@ -381,13 +384,16 @@ async def at_table(news: LobbyNews) -> AuthorityLink:
 
 
 async def until(link: AuthorityLink, kind: type[Any]) -> Any:
+    skipped: list[object] = []
+
     async def read() -> Any:
         async for message in link:
             if isinstance(message, kind):
                 return message
-        raise AssertionError("the table's link closed")
+            skipped.append(message)
+        raise AssertionError(f"the table's link closed; it was sent: {skipped!r}")
 
-    return await asyncio.wait_for(read(), 10)
+    return await limits.within(read(), lambda: skipped[-3:], f"a {kind.__name__}")
 
 
 async def test_a_rematch_is_kept_for_the_other_and_lapses(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from limits import EVENT_LIMIT, eventually
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, PUBLISH_AFTER, Club
 from tictactoe.core.engine import Mark
@@ -84,11 +85,11 @@ async def test_a_move_sends_no_snapshot_and_the_matchs_end_does(tmp_path: Path) 
         await next_news(grace, in_play)
         four, fifth = asyncio.Event(), asyncio.Event()
         players = asyncio.gather(*(play(s, i, four, fifth) for i, s in enumerate(seats)))
-        await asyncio.wait_for(four.wait(), 10)
+        await asyncio.wait_for(four.wait(), EVENT_LIMIT)
         assert await snapshots_within(grace, 5 * PUBLISH_AFTER + 0.3) == []
 
         fifth.set()  # the winning move: the score changes, and Grace's lobby is told
-        await asyncio.wait_for(players, 10)
+        await asyncio.wait_for(players, EVENT_LIMIT)
         told = await next_news(grace, in_play)
         assert isinstance(told, Snapshot)
         assert told.playing[0].score == (1, 0, 0)
@@ -134,16 +135,12 @@ async def test_a_move_is_no_change_told_to_the_lobbies(tmp_path: Path) -> None:
         club.changed = counted  # type: ignore[method-assign]
         four, fifth = asyncio.Event(), asyncio.Event()
         players = asyncio.gather(*(play(s, i, four, fifth) for i, s in enumerate(seats)))
-        await asyncio.wait_for(four.wait(), 10)
+        await asyncio.wait_for(four.wait(), EVENT_LIMIT)
         await asyncio.sleep(2 * PUBLISH_AFTER)
         assert told == 0  # the mark chosen, four moves: the lobby shows none of them
         fifth.set()
-        await asyncio.wait_for(players, 10)
-        for _ in range(50):
-            if told:
-                break
-            await asyncio.sleep(PUBLISH_AFTER)
-        assert told > 0  # the score changed
+        await asyncio.wait_for(players, EVENT_LIMIT)
+        await eventually(lambda: told > 0, lambda: told, "the club told of the score's change")
     finally:
         for seat in seats:
             with contextlib.suppress(Exception):
