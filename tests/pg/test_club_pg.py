@@ -18,6 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from limits import EVENT_LIMIT
 from pg.conftest import Cluster
 from record.test_club_record import (
     ADA,
@@ -417,15 +418,15 @@ def test_postgresql_restarted_or_away_loses_no_match_and_writes_none_twice(
         assert db.execute("SELECT count(*) FROM rating_history").fetchone() == (6,)
 
 
-async def test_a_notification_reaches_another_process_within_a_second(database: str) -> None:
+async def test_a_notification_reaches_another_process(database: str) -> None:
     sender, receiver = PostgresClubRecord(database), PostgresClubRecord(database)
     try:
         async with receiver.listen("club events") as messages:
             await asyncio.to_thread(sender.notify, "club events", "table t1 opened")
-            assert await asyncio.wait_for(anext(messages), 1.0) == "table t1 opened"
+            assert await asyncio.wait_for(anext(messages), EVENT_LIMIT) == "table t1 opened"
             await asyncio.to_thread(sender.notify, "another channel", "not for us")
             await asyncio.to_thread(sender.notify, "club events", "table t1 closed")
-            assert await asyncio.wait_for(anext(messages), 1.0) == "table t1 closed"
+            assert await asyncio.wait_for(anext(messages), EVENT_LIMIT) == "table t1 closed"
     finally:
         sender.close()
         receiver.close()
@@ -437,10 +438,10 @@ async def test_every_process_sees_the_registry_of_tables(database: str) -> None:
     try:
         async with second.listen(TABLES_CHANNEL) as told:
             await asyncio.to_thread(first.register_table, table)
-            assert await asyncio.wait_for(anext(told), 5.0) == "t1"
+            assert await asyncio.wait_for(anext(told), EVENT_LIMIT) == "t1"
             assert second.live_tables(NOW + 1) == [table]
             assert first.update_table("t1", players=("ada", "bob"), state="1-0")
-            assert await asyncio.wait_for(anext(told), 5.0) == "t1"
+            assert await asyncio.wait_for(anext(told), EVENT_LIMIT) == "t1"
             (seen,) = second.live_tables(NOW + 1)
             assert (seen.players, seen.state, seen.matches) == (("ada", "bob"), "1-0", 3)
 

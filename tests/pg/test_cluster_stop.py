@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 
 from club.test_club_features import goto, key_line, next_news
+from limits import EVENT_LIMIT, eventually
 from tictactoe.club.cluster import Cluster
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN
@@ -30,18 +31,19 @@ async def test_a_club_told_of_a_change_as_it_stops_stops(database: str) -> None:
         assert isinstance(opened, GoTo)
         cluster = second.cluster
         assert isinstance(cluster, Cluster)
-        for _ in range(100):
-            if opened.table in cluster.remote:
-                break
-            await asyncio.sleep(0.05)
+        await eventually(
+            lambda: opened.table in cluster.remote,
+            lambda: sorted(cluster.remote),
+            "the table in the second process's registry",
+        )
         # bob sits from the second process (it will read the registry again), which stops then
         assert isinstance(cluster.sit("bob", False, opened.table, None), GoTo)
-        await asyncio.wait_for(second.stop(), 10)
+        await asyncio.wait_for(second.stop(), EVENT_LIMIT)
     finally:
         if link is not None:
             with contextlib.suppress(Exception):
                 await link.close()
         for club in (first, second):
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(club.stop(), 10)
+                await asyncio.wait_for(club.stop(), EVENT_LIMIT)
             club.record.close()
