@@ -5,8 +5,10 @@ pure and immutable, imports nothing from Textual, Rich's console, aiohttp, async
 sockets or subprocesses (`tests/unit/test_core_is_pure.py` fences the folder), and every
 transition is `state -> new state`.
 
-- `engine`: one match (`GameState`, `Mark`, `IllegalMove`);
-- `ai`: the computer's move at each `Level`;
+- `rules`: a game variant as a value (`Variant`: classic or Ultimate), the seam above the rules;
+- `engine`: one match of classic (`GameState`, `Mark`, `IllegalMove`);
+- `ultimate`: one match of Ultimate (`UltimateState`); `ultimate_ai`: its computer;
+- `ai`: the computer's move at each `Level`, for either variant;
 - `series`: the matches of a session: players, marks, who chooses, the score, who may act now,
   and the intents that change it (`Play`, `Undo`, `ChooseMark`...), refused in words;
 - `seats`: what a seat, a watcher and a pause allow online; `reachable`: whether a series

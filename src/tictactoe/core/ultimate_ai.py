@@ -276,7 +276,8 @@ def _search(state: UltimateState, rng: random.Random, iterations: int) -> _Node:
                         break
                     occupied[b] |= 1 << c
                 else:
-                    choices = cells_of[free]
+                    blocking = threats[cells[9 * (side ^ 1) + b]] & free
+                    choices = cells_of[blocking or free]
                     c = choices[int(rand() * len(choices))]
                     cells[i] |= 1 << c
                     occupied[b] |= 1 << c
