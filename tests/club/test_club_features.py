@@ -492,3 +492,45 @@ async def test_a_player_adds_a_key_and_a_guest_cannot(tmp_path: Path) -> None:
                 await link.close()
         await club.stop()
         record.close()
+
+
+async def test_in_a_rematch_the_other_player_chooses_first(tmp_path: Path) -> None:
+    """Ada chose first in their series: in the rematch she offers, Alan chooses first; and in
+    the one after, Ada again."""
+    record = ClubRecord(tmp_path / "club.sqlite")
+    club = Club(record)
+    await club.start()
+    links: dict[str, LobbyLink] = {}
+    try:
+        for handle in ("ada", "alan"):
+            admission = await club.enter(handle, key_line(handle), "127.0.0.1")
+            links[handle] = await LobbyLink.open(club.url, admission.environment[CLUB_TOKEN])
+        ada, alan = links["ada"], links["alan"]
+        await ada.ask(OpenTable(rated=False, matches=None))
+        opened = await next_news(ada, goto)
+        await alan.ask(SitAt(opened.table))  # type: ignore[attr-defined]
+        seats = [await at_table(opened), await at_table(await next_news(alan, goto))]
+        choosers = []
+        for rematch in range(3):
+            first: State = await until(seats[0], State)
+            while first.series is None:  # the other seat not there yet
+                first = await until(seats[0], State)
+            choosers.append(first.series.players[first.series.chooser].name)
+            await seats[rematch % 2].leave()  # one leaves before a move: nothing recorded
+            for seat in seats:
+                await until(seat, Ended)
+                await seat.close()
+            if rematch == 2:
+                break
+            await ada.ask(Rematch())  # Ada offers each time, Alan takes it
+            offer = await next_news(ada, goto)
+            await alan.ask(Rematch())
+            taken = await next_news(alan, goto)
+            seats = [await at_table(offer), await at_table(taken)]
+        assert choosers == ["ada", "alan", "ada"]
+    finally:
+        for link in links.values():
+            with contextlib.suppress(Exception):
+                await link.close()
+        await club.stop()
+        record.close()

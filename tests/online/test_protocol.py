@@ -72,7 +72,8 @@ players = st.one_of(
 def reachable_series(draw: st.DrawFn) -> Series:
     """A series reached from `Series.new` by legal steps: intents, and the computer's own."""
     try:
-        series = Series.new(draw(players), draw(players), draw(st.sampled_from(FirstMove)))
+        first_move, opens = draw(st.sampled_from(FirstMove)), draw(st.integers(0, 1))
+        series = Series.new(draw(players), draw(players), first_move, opens)
     except SeriesError:
         series = Series.new("Alice", "Bob")
     rng = random.Random(draw(st.integers(0, 2**16)))

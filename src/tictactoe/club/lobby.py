@@ -308,7 +308,7 @@ class Club:
         """Handles whose table is being opened."""
         self._handle_paces = Paces(ASKS_PER_HANDLE)
         self._network_paces = Paces(ASKS_PER_NETWORK)
-        self._last: dict[str, tuple[str, bool, int | None]] = {}
+        self._last: dict[str, tuple[str, bool, int | None, str]] = {}
         """Each player's last series with both seats taken: the other, rated, its length."""
         self._stopping = False
         self.guest_door = GuestDoor()
@@ -525,7 +525,13 @@ class Club:
         return None if self.cluster is None else self.cluster.busy(handle)
 
     async def _open(
-        self, lobby: _Lobby, *, rated: bool, matches: int | None, kept_for: str | None = None
+        self,
+        lobby: _Lobby,
+        *,
+        rated: bool,
+        matches: int | None,
+        kept_for: str | None = None,
+        opens: int = 0,
     ) -> None:
         handle = lobby.member.handle
         busy = self._busy(handle)
@@ -539,7 +545,7 @@ class Club:
             secrets.token_urlsafe(24),
             secrets.token_urlsafe(24),
         )
-        authority = Authority(code, handle, host_token=host_token, grace=self.grace)
+        authority = Authority(code, handle, host_token=host_token, grace=self.grace, opens=opens)
         server = AuthorityServer(authority, Throttle(), door_key=door_key)
         table = _Table(table_id, handle, rated, matches, server, host_token, door_key)
         table.kept_for = kept_for
@@ -679,14 +685,19 @@ class Club:
         if last is None:
             self._send(lobby, Said("There is nobody to offer a rematch to: play a series first."))
             return
-        other, rated, matches = last
+        other, rated, matches, chose_first = last
         if not any(each.handle == other and each.lobbies for each in self._members.values()):
             self._send(lobby, Said(f"{other} is not in the club now."))
         elif self._busy(other) is not None:
             self._send(lobby, Said(f"{other} is at a table now."))
         else:
+            opens = 1 if chose_first == member.handle else 0  # the chooser takes turns
             await self._open(
-                lobby, rated=rated and not member.guest, matches=matches, kept_for=other
+                lobby,
+                rated=rated and not member.guest,
+                matches=matches,
+                kept_for=other,
+                opens=opens,
             )
 
     def _lapse(self, handle: str, text: str) -> None:
@@ -812,8 +823,10 @@ class Club:
         if table.sitter is not None:
             log.info("table %s of %s and %s ended: %s", table.id, table.opener, table.sitter, text)
         if table.sitter is not None:  # either may offer the other a rematch
-            self._last[table.opener] = (table.sitter, table.rated, table.matches)
-            self._last[table.sitter] = (table.opener, table.rated, table.matches)
+            chose_first = (table.opener, table.sitter)[table.authority.opens]
+            last = (table.rated, table.matches, chose_first)
+            self._last[table.opener] = (table.sitter, *last)
+            self._last[table.sitter] = (table.opener, *last)
 
         async def end() -> None:
             await table.server.stop(text)

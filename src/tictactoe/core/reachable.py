@@ -23,7 +23,7 @@ def check_reachable(series: Series) -> Series:
     """`series` itself when play could have reached it, else `Unreachable` saying why."""
     first, second = series.players
     try:
-        start = Series.new(first, second, series.first_move)
+        start = Series.new(first, second, series.first_move, series.opens)
     except SeriesError as error:
         raise Unreachable(f"players: {error}") from None
     if start.players != series.players:
@@ -32,7 +32,7 @@ def check_reachable(series: Series) -> Series:
         _check_marks(done.marks)
         if not done.match.is_over:
             raise Unreachable("a finished match is not over")
-        _check_first(series, done.match.first, done.marks, chooser=index % 2)
+        _check_first(series, done.match.first, done.marks, chooser=(series.opens + index) % 2)
     winners = [done.winner for done in series.finished]
     if series.wins != (winners.count(0), winners.count(1)):
         raise Unreachable("wins do not match the finished matches")
@@ -42,7 +42,7 @@ def check_reachable(series: Series) -> Series:
     if (marks is None) != (match is None):
         raise Unreachable("marks and match go together")
     over = match is not None and match.is_over
-    if series.chooser != (len(series.finished) - over) % 2:
+    if series.chooser != (series.opens + len(series.finished) - over) % 2:
         raise Unreachable("chooser out of turn")
     if marks is not None and match is not None:
         _check_marks(marks)

@@ -231,6 +231,9 @@ class Series:
     first_move: FirstMove = FirstMove.CHOOSER
     chooser: int = 0
     """Index (0 or 1) of the player who picks the mark this match."""
+    opens: int = 0
+    """Index of the player who picked the mark in the first match: the chooser takes turns
+    from there (a rematch is opened by the one who did not choose first last time)."""
     marks: tuple[Mark, Mark] | None = None
     """The mark each player holds this match; None until the chooser has picked."""
     match: GameState | None = None
@@ -246,8 +249,10 @@ class Series:
         player1: Player | str = DEFAULT_NAMES[0],
         player2: Player | str = DEFAULT_NAMES[1],
         first_move: FirstMove = FirstMove.CHOOSER,
+        opens: int = 0,
     ) -> Series:
-        """A series with no match played; names are cleaned, and two people's must differ."""
+        """A series with no match played, the player `opens` choosing the first mark; names are
+        cleaned, and two people's must differ."""
         players = (_as_player(player1, 0), _as_player(player2, 1))
         first, second = players
         people = not first.is_computer and not second.is_computer
@@ -255,7 +260,9 @@ class Series:
             raise NameClash(
                 "The two names must differ:", f"{first.name!r} and {second.name!r} look the same."
             )
-        return cls(players=players, first_move=FirstMove(first_move))
+        if opens not in (0, 1):
+            raise SeriesError(f"The first chooser is player 1 or 2, not {opens + 1}.")
+        return cls(players=players, first_move=FirstMove(first_move), chooser=opens, opens=opens)
 
     # What the scoreboard reads.
 

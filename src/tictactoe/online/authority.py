@@ -89,6 +89,7 @@ class Authority:
         host_token: str,
         grace: float = 120.0,
         first_move: FirstMove = FirstMove.CHOOSER,
+        opens: int = 0,
         max_watchers: int = MAX_WATCHERS,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
@@ -100,6 +101,8 @@ class Authority:
         self.grace = grace
         """Seconds an away seat is waited for before the host is told the grace is over."""
         self.first_move = FirstMove(first_move)
+        self.opens = opens
+        """The seat that chooses the first match's mark (0, the host's, but in a rematch)."""
         self._host_token = host_token
         self._clock = clock
         self._rng = rng or random.Random()
@@ -213,7 +216,7 @@ class Authority:
             assert host.name is not None
             name = clean_name(hello.name, DEFAULT_NAMES[GUEST_SEAT])
             try:
-                self._series = Series.new(host.name, name, self.first_move)
+                self._series = Series.new(host.name, name, self.first_move, self.opens)
             except NameClash:  # the core's rule, said to the one who joins
                 raise JoinDenied(
                     f"{short(host.name)} is playing already: choose another name."

@@ -214,6 +214,7 @@ def encode_series(series: Series) -> dict[str, object]:
         ],
         "first_move": series.first_move.value,
         "chooser": series.chooser,
+        "opens": series.opens,
         "marks": None if series.marks is None else [mark.value for mark in series.marks],
         "match": None if series.match is None else _encode_match(series.match),
         "wins": list(series.wins),
@@ -232,12 +233,14 @@ def decode_series(obj: object) -> Series:
         obj,
         "series",
         {"players", "first_move", "chooser", "marks", "match", "wins", "draws", "finished"},
+        {"opens"},  # a peer from before it always has player 1 choose first
     )
     players = schema.pair(fields["players"], "players", _player)
     series = Series(
         players=players,
         first_move=schema.choice(FirstMove, fields["first_move"], "first_move"),
         chooser=schema.whole(fields["chooser"], "chooser", 0, 1),
+        opens=schema.whole(fields.get("opens", 0), "opens", 0, 1),
         marks=None if fields["marks"] is None else _marks(fields["marks"]),
         match=None if fields["match"] is None else _match(fields["match"]),
         wins=schema.pair(fields["wins"], "wins", lambda item: schema.whole(item, "wins", 0, None)),
