@@ -20,7 +20,9 @@ the app's queue, so a flood of input grows the game's memory without bound.
   parameters (digits too) until a character that ends it, as in any terminal;
 - a string (DCS `ESC P`, OSC `ESC ]`, APC `ESC _`, PM `ESC ^`, SOS `ESC X`) is dropped whole,
   through its end: ST (`ESC \\`) or BEL. Nothing of it is kept, so its length costs nothing. A
-  control key (Enter, `ctrl+q`) or another Escape ends one left open, and counts;
+  control key (Enter, `ctrl+q`) or another Escape ends one left open, and counts; so does a key
+  typed after it (a read of a few plain characters: a terminal writes a string at once, and the
+  rest of one comes with its end);
 - Escape followed at once by a character that begins no sequence (a burst from a slow link:
   Escape then `1`) is Escape, then that key, as typed: Textual would read it as one Alt key
   (`alt+q`, or `¡` for Alt+1). The game binds no Alt key, so nothing is lost. An Escape that
@@ -29,8 +31,9 @@ the app's queue, so a flood of input grows the game's memory without bound.
   of it too if it comes before a second pause: what comes after that is typed;
 - a bracketed paste is one `Paste` event, its first `LONGEST_PASTE` characters; no terminal
   pastes Escape or a control character other than a line end or a tab, so such a key (`ctrl+q`,
-  an arrow) ends a paste that lost its end: the paste is dropped, the key counts. A paste that
-  stops arriving without its end is dropped once `PASTE_PAUSE` passes;
+  an arrow) ends a paste that lost its end: the paste is dropped, the key counts, and so does a
+  key typed after it, as after a string. A paste that stops arriving without its end is dropped
+  once `PASTE_PAUSE` passes;
 - `keep_up` holds the input thread back while the app is behind: once many events wait, the
   thread stops reading until the app has handled them (a key goes from the app to the focused
   widget and up through its parents, so the wait follows that same path). What is not read stays
@@ -149,6 +152,11 @@ or SS3: `ESC O` and one character); in the rest of one that a pause cut short; i
 in the rest of one that a pause cut short, or just after an Escape inside one (ST, or the next
 sequence); or inside a bracketed paste."""
 
+_LEFT_OPEN: Final = frozenset((_STRING, _STRING_CUT, _PASTE))
+"""Where a key typed ends what is left open: a string or a paste that lost its end."""
+_KEY_READ: Final = 3
+"""Characters a read may have and be keys typed (one a read, two or three pressed together)."""
+
 _LONGEST_WAIT: Final = 10.0
 """Seconds the input thread waits for the app at most: a wait never becomes a hang."""
 
@@ -209,6 +217,9 @@ class KeyReader:
         if not text:
             return
         self._last = text[-1]
+        if self._state in _LEFT_OPEN and not self._csi and _typed_key(text):
+            self._state = _TEXT  # a paste or a string that lost its end: dropped; the key counts
+            self._paste, self._pasted = [], 0
         if len(text) > MOST_TYPED_AT_ONCE and self._typed_length(text) > MOST_TYPED_AT_ONCE:
             self._flooding = True
         position, end = 0, len(text)
@@ -539,6 +550,12 @@ class KeyReader:
                 break
         self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
         self._caught_up_at = time.monotonic()
+
+
+def _typed_key(text: str) -> bool:
+    """Whether the read `text` is keys typed: a few characters and no control character (a
+    terminal writes a string, or a paste, at once, and the rest of one comes with its end)."""
+    return len(text) <= _KEY_READ and _PLAIN.fullmatch(text) is not None
 
 
 def _kind_of_report(event: Message) -> object:
