@@ -15,6 +15,7 @@ import pytest
 from textual.widgets import DataTable
 
 from app.conftest import HOT_SEAT, Driver, Start, inside, painted, wait_for_the_computer
+from limits import EVENT_LIMIT
 from tictactoe.core.ai import Level, analyse
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
@@ -190,7 +191,6 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
     delay = 0.8
     async with start(player1="Ada", level=Level.HARD, computer_delay=delay) as ui:
         await ui.press("x")
-        began = time.monotonic()
         await play(ui, 4)
         assert status(ui) == "Computer is thinking…"
         await ui.press("h")
@@ -198,7 +198,6 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
         assert ui.cells_with("hint") == set()
 
         await ui.press("u")
-        assert time.monotonic() - began < delay, "too slow to undo while the computer thinks"
         assert moves(ui) == ()
         assert ui.marks() == (None,) * 9
         assert status(ui) == "Ada (X) to move"
@@ -208,14 +207,13 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
         await ui.pilot.pause(0.3)  # so the cancelled reply and the new one fall apart in time
         replayed = time.monotonic()
         await play(ui, 0)
-        assert status(ui) == "Computer is thinking…"
-        await ui.pilot.pause(max(0.0, began + delay + 0.2 - time.monotonic()))
-        assert time.monotonic() - replayed < delay, "too slow to tell the two replies apart"
-        # Past the moment the cancelled reply was due, before the new one is.
-        assert moves(ui) == (0,)
-        assert status(ui) == "Computer is thinking…"
-
-        await ui.pilot.pause(max(0.0, replayed + delay + 0.3 - time.monotonic()))
+        while len(moves(ui)) < 2:  # the reply: never before its own full delay
+            assert time.monotonic() - replayed < EVENT_LIMIT, (moves(ui), status(ui))
+            await ui.pilot.pause(0.02)
+        replied = time.monotonic()
+        assert replied - replayed >= delay, (
+            f"a reply came {replied - replayed:.2f} s after (the cancelled one?)"
+        )
         game = ui.series.match
         assert game is not None and len(game.moves) == 2 and game.moves[0] == 0
         assert status(ui) == "Ada (X) to move"
@@ -437,9 +435,9 @@ async def test_a_damaged_record_is_moved_aside_and_play_goes_on(
         await ui.press("x")
         await play(ui, *ADA_WINS)
         assert status(ui).startswith("Ada wins!")
-        for _ in range(200):  # the record's own thread writes the match, and finds the damage
-            if any("game record" in text for text in ui.toasts()):
-                break
+        deadline = time.monotonic() + EVENT_LIMIT  # the record's own thread writes the match,
+        while not any("game record" in text for text in ui.toasts()):  # and finds the damage
+            assert time.monotonic() < deadline, f"no warning; toasts: {ui.toasts()!r}"
             await ui.pilot.pause(0.05)
         warnings = [text for text in ui.toasts() if "game record" in text]
         assert len(warnings) == 1

@@ -21,6 +21,7 @@ if sys.platform == "win32":
     pytest.skip("pseudo-terminals: Linux and macOS", allow_module_level=True)
 
 from club.test_club_end_to_end import open_club
+from limits import EVENT_LIMIT, wait_until
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from tictactoe.club.server import MERGING_OFF
 from tictactoe.doors.ssh.terminal import TerminalGame
@@ -53,7 +54,7 @@ if sys.argv[1] == "wait":
 sys.exit(int(sys.argv[1]))
 """
 
-WAIT = 30.0
+WAIT = EVENT_LIMIT
 
 
 class Viewer:
@@ -201,10 +202,11 @@ def test_no_game_and_no_warm_parent_is_left_once_the_club_stops(tmp_path: Path) 
             club.server.expect(re.escape(MERGING_OFF))
         os.kill(club.server.pid, signal.SIGTERM)
         assert club.server.finish() == 128 + signal.SIGTERM
-        deadline = time.monotonic() + WAIT
-        while any(alive(pid) for pid in processes) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not [pid for pid in processes if alive(pid)]
+        wait_until(
+            lambda: not [pid for pid in processes if alive(pid)],
+            lambda: [pid for pid in processes if alive(pid)],
+            "every process of the club gone",
+        )
     finally:
         club.close()
 
