@@ -50,7 +50,7 @@ def test_a_match_in_sentences_typed_ahead_in_one_go() -> None:
     said, status = plain(*HOT_SEAT, typed="x\n7\n4\n8\n5\n9\nb\ns\nq\n")
     lines = said.splitlines()
     assert "Ada, choose X or O:" in lines
-    assert "Ada (X) takes the top left, 7." in lines
+    assert "Ada (X) takes the top-left, 7." in lines
     assert "Bob (O) takes the left, 4." in lines
     assert "Ada (X) wins: 7, 8, 9, the top row." in lines
     assert "Ada (X) 1, Bob (O) 0, draws 0; 1 match played." in lines
@@ -62,7 +62,8 @@ def test_wrong_input_gets_one_sentence_and_the_question_again() -> None:
     said, _ = plain(*HOT_SEAT, typed="5\nzz\n\xe9\x1b[31m\nx\n5\n5\nq\n")
     lines = said.splitlines()
     assert "Moving has to wait: Ada is choosing a mark." in lines
-    assert lines.count("That is no key here: type ? and Enter for the keys.") == 2
+    wrong = "That is no key here: x or o and Enter chooses a mark; ? lists the keys."
+    assert lines.count(wrong) == 2
     assert "Ada (X) takes the centre, 5." in lines
     assert any("is taken" in line for line in lines)  # the second 5: said, not played
     assert "\x1b" not in said
@@ -80,13 +81,13 @@ def test_the_computer_s_move_is_announced_the_moment_it_lands() -> None:
     process.stdin.write("x\n5\n")
     process.stdin.flush()
     said: list[str] = []
-    while not (line := process.stdout.readline()).startswith("Computer (hard) takes the "):
+    while not (line := process.stdout.readline()).startswith("Computer (O) takes the "):
         assert line, said  # the computer's move is said without another line typed
         said.append(line)
     process.stdin.write("q\n")
     process.stdin.close()
     assert process.wait(20) == 0
-    assert "Computer (hard) is thinking.\n" in said
+    assert "Computer (O) is thinking.\n" in said
 
 
 def test_a_finished_match_is_in_the_record(tmp_path: Path) -> None:
@@ -138,15 +139,15 @@ def in_a_terminal(args: list[str], typed: bytes, until: bytes, env: dict[str, st
 
 def test_a_dumb_terminal_gets_the_line_view_and_never_an_escape_sequence() -> None:
     environment = dict(os.environ, TERM="dumb")
-    burst = b"x\r7\r4\r8\r5\r9\rs\r"  # a whole match typed ahead, as one write
+    burst = b"x\r7\r4\r8\r5\r9\r"  # a whole match typed ahead, as one write: the score follows
     seen = in_a_terminal([*HOT_SEAT], burst, b"match played.", environment)
     lines = [line.strip() for line in seen.decode().splitlines()]
     said = [
-        "Ada (X) takes the top left, 7.",
+        "Ada (X) takes the top-left, 7.",
         "Bob (O) takes the left, 4.",
         "Ada (X) takes the top, 8.",
         "Bob (O) takes the centre, 5.",
-        "Ada (X) takes the top right, 9.",
+        "Ada (X) takes the top-right, 9.",
         "Ada (X) wins: 7, 8, 9, the top row.",
         "Ada (X) 1, Bob (O) 0, draws 0; 1 match played.",
         "Final score",
@@ -162,7 +163,7 @@ def test_a_whole_match_against_hard_in_a_terminal_says_how_it_ended() -> None:
     seen = in_a_terminal(args, typed, b"n and Enter: next match", dict(os.environ))
     lines = [line.strip() for line in seen.decode().splitlines()]
     assert "Ada (X) takes the centre, 5." in lines
-    assert any(line.startswith("Computer (hard) takes the ") for line in lines)
+    assert any(line.startswith("Computer (O) takes the ") for line in lines)
     ended = [line for line in lines if " wins: " in line or "draw" in line.lower()]
     assert ended and not any(line.startswith("Ada (X) wins") for line in lines)  # hard loses not
     assert "Final score" in lines
@@ -212,3 +213,73 @@ def test_a_flood_of_lines_is_held_back_in_the_terminal_not_queued_in_the_game() 
     play(game, b"5\r", then="Ada (X) takes the centre, 5.", timeout=60)
     os.write(game.fd, b"q\r")
     assert game.finish() == 0
+
+
+def said_lines(game: Terminal) -> list[str]:
+    """What the game wrote to its terminal (the typed lines echoed too), line by line."""
+    return [line.rstrip("\r") for line in game.output.decode(errors="replace").split("\n")]
+
+
+def test_ctrl_c_leaves_the_line_mode_with_status_130_and_the_final_score() -> None:
+    game = Terminal("--plain", *HOT_SEAT)
+    shown(game, "Ada, choose X or O:")
+    os.write(game.fd, b"?\r")
+    shown(game, "Ctrl-C quits too, with status 130")  # `?` says so
+    os.write(game.fd, b"x\r5\r")
+    shown(game, "Ada (X) takes the centre, 5.")
+    os.write(game.fd, b"\x03")
+    assert game.finish() == 130
+    assert b"Final score" in game.output and b"\x1b" not in game.output
+
+
+def test_a_record_that_cannot_be_written_is_said_when_it_happens(tmp_path: Path) -> None:
+    """Another program holds the record's write lock: the game says so once the match it could
+    not write has ended, not only at quit; once the lock is let go, the match is written."""
+    import sqlite3
+
+    path = tmp_path / "record.sqlite3"
+    GameRecord(path).finish()  # the file made, as a game before this one left it
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        game = Terminal("--plain", "--player1", "Ada", "--player2", "Bob", "--record", str(path))
+        shown(game, "Ada, choose X or O:")
+        os.write(game.fd, b"x\r7\r4\r8\r5\r9\r")
+        shown(game, "1 finished match is kept", timeout=60)
+        assert "Final score" not in game.output.decode(errors="replace")  # while playing
+    finally:
+        holder.rollback()
+        holder.close()
+    os.write(game.fd, b"q\r")
+    assert game.finish(60) == 0
+    record = GameRecord(path)
+    assert record.match_count() == 1
+    record.close()
+
+
+def test_a_whole_blind_session_names_a_match_the_score_the_record_and_a_replay(
+    tmp_path: Path,
+) -> None:
+    """As the README's transcript: everything asked and said in words, in the order typed."""
+    path = tmp_path / "record.sqlite3"
+    game = Terminal("--plain", "--record", str(path), "--delay", "0")
+    for typed, then in (
+        (b"Ada\r", "Player 2's name (Enter: Player 2):"),
+        (b"Bob\r", "Against whom?"),
+        (b"Bob\r", "Bob is no answer here: type p, e, m or h and Enter."),
+        (b"p\r", "Ada, choose X or O:"),
+        (b"x\r7\r4\r8\r5\r9\r", "Ada (X) 1, Bob (O) 0, draws 0; 1 match played."),
+        (b"r\r", "1. Ada (X) against Bob (O): Ada won in 5 moves."),
+        (b"p\r", "Ada (X) wins: 7, 8, 9, the top row."),
+    ):
+        game.output = b""
+        os.write(game.fd, typed)
+        shown(game, then)
+    os.write(game.fd, b"q\r")
+    assert game.finish() == 0
+    lines = said_lines(game)
+    replay = lines[lines.index("5. Ada (X) takes the top-right, 9.") - 5 :]
+    assert replay[0].startswith("Recent match 1, "), replay
+    assert replay[1] == "1. Ada (X) takes the top-left, 7."
+    assert b"\x1b" not in game.output
+    assert all(len(line) <= LINE for line in lines), [line for line in lines if len(line) > LINE]

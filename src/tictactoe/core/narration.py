@@ -4,40 +4,52 @@ Each sentence is plain text of at most `LINE` characters, with no escape sequenc
 cleaned (`names.short`) before they are said. A cell's key is a slot the view fills
 (`KeyFor`): the core knows cells, the view knows which digit a person presses for one.
 
+- `introduce(series)`: who plays whom, the computer's level said once, here;
 - `narrate(before, after, key_for)`: what changed from one series to the next (a mark chosen,
-  each move taken or taken back, a match won or drawn, the next match begun), then whose turn;
+  each move taken or taken back, a match won or drawn and the score, the next match begun),
+  then whose turn;
 - `prompt(series)`: what is asked of the person who acts now ("Ada, choose X or O:");
-- `board`, `score`: the board and the score in words, on request.
+- `board`, `score`: the board and the score in words, on request;
+- `replay(players, marks, positions, key_for)`: a recorded match, move by move.
+
+One wording for each thing: a cell is named as the engine names it ("the top-right"), the
+computer is "Computer" with its mark, as a person is, and the final score says the same.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Final
 
-from tictactoe.core.engine import LINES, Mark
+from tictactoe.core.engine import CELL_NAMES, LINES, GameState, Mark
 from tictactoe.core.labels import side_by_side
-from tictactoe.core.series import CHOOSING, THINKING, TO_MOVE, Phase, Series
+from tictactoe.core.series import CHOOSING, THINKING, TO_MOVE, Phase, Player, Series
 
-__all__ = ["LINE", "KeyFor", "board", "cell_words", "narrate", "prompt", "score", "who"]
+__all__ = [
+    "LINE",
+    "NO_CELL",
+    "KeyFor",
+    "board",
+    "cell_words",
+    "introduce",
+    "narrate",
+    "prompt",
+    "replay",
+    "score",
+    "who",
+]
 
 LINE: Final = 80
 """The longest sentence, in characters: one line of a braille display or a terminal."""
 
 KeyFor = Callable[[int], str]
-"""The key a person presses for a cell (0 = top left), in the layout in force."""
+"""The key a person presses for a cell (0 = top-left), in the layout in force."""
 
-_CELL_WORDS: Final = (
-    "the top left",
-    "the top",
-    "the top right",
-    "the left",
-    "the centre",
-    "the right",
-    "the bottom left",
-    "the bottom",
-    "the bottom right",
-)
+NO_CELL: Final = "{} is no cell: the cells are 1 to 9."
+"""A number typed that names no cell (its slot: what was typed)."""
+
+_CELL_WORDS: Final = tuple(f"the {name}" for name in CELL_NAMES)
 
 _LINE_WORDS: Final = dict(
     zip(
@@ -49,8 +61,8 @@ _LINE_WORDS: Final = dict(
             "the left column",
             "the middle column",
             "the right column",
-            "the diagonal from the top left",
-            "the diagonal from the top right",
+            "the diagonal from the top-left",
+            "the diagonal from the top-right",
         ),
         strict=True,
     )
@@ -70,14 +82,19 @@ def _names(series: Series) -> tuple[str, str]:
 
 
 def who(series: Series, index: int) -> str:
-    """A player as said: "Ada (X)" once marks are chosen, "Computer (hard)" for the computer."""
+    """A player as said: "Ada (X)" once marks are chosen, the computer "Computer (O)"."""
     name = _names(series)[index]
-    player = series.players[index]
-    if player.level is not None:
-        name = f"{name} ({player.level.value})" if "(" not in name else name
-    if series.marks is not None and player.level is None:
+    if series.marks is not None:
         return f"{name} ({series.marks[index]})"
     return name
+
+
+def introduce(series: Series) -> str:
+    """Who plays whom: "Tic-tac-toe: Ada against Computer, at the hard level."."""
+    first, second = _names(series)
+    levels = [player.level for player in series.players if player.level is not None]
+    level = f", at the {levels[0].value} level" if len(levels) == 1 else ""
+    return f"Tic-tac-toe: {first} against {second}{level}."
 
 
 def _turn(series: Series, key_for: KeyFor) -> str:
@@ -88,13 +105,9 @@ def _turn(series: Series, key_for: KeyFor) -> str:
         if chooser.level is not None:
             return CHOOSING.format(who(series, series.chooser)) + "."
         return f"{who(series, series.chooser)} chooses a mark."
-    if match.winner is not None:
-        assert match.winning_line is not None and series.marks is not None
-        winner = series.marks.index(match.winner)
-        keys = ", ".join(key_for(cell) for cell in match.winning_line)
-        return f"{who(series, winner)} wins: {keys}, {_LINE_WORDS[match.winning_line]}."
-    if match.is_draw:
-        return "A draw: the board is full."
+    if match.is_over:
+        assert series.marks is not None
+        return _result(match, series.marks, _names(series), key_for)
     mover = series.to_move
     assert mover is not None
     if series.players[mover].level is not None:
@@ -102,8 +115,21 @@ def _turn(series: Series, key_for: KeyFor) -> str:
     return TO_MOVE.format(who(series, mover)) + "."
 
 
-def narrate(before: Series, after: Series, key_for: KeyFor) -> list[str]:
-    """What happened between `before` and `after`, a sentence a line, then where it stands."""
+def _result(
+    match: GameState, marks: tuple[Mark, Mark], names: Sequence[str], key_for: KeyFor
+) -> str:
+    """How a finished match ended: "Ada (X) wins: 7, 8, 9, the top row."."""
+    if match.winner is None or match.winning_line is None:
+        return "A draw: the board is full."
+    winner = marks.index(match.winner)
+    keys = ", ".join(key_for(cell) for cell in match.winning_line)
+    return f"{names[winner]} ({match.winner}) wins: {keys}, {_LINE_WORDS[match.winning_line]}."
+
+
+def narrate(before: Series, after: Series, key_for: KeyFor, *, prompted: bool = False) -> list[str]:
+    """What happened between `before` and `after`, a sentence a line, then where it stands:
+    once a match is over, how it ended and the score. With `prompted` (the person who acts
+    now is asked next, `prompt`), whose turn it is goes unsaid: the question says it."""
     said: list[str] = []
     if before.phase is Phase.OVER and after.match is None:
         said.append(f"Match {after.played + 1}.")
@@ -125,7 +151,11 @@ def narrate(before: Series, after: Series, key_for: KeyFor) -> list[str]:
     for player, _mark, cell in new[common:]:
         said.append(f"{who(after, player)} takes {cell_words(cell, key_for)}.")
     if said or before.phase is not after.phase:
-        said.append(_turn(after, key_for))
+        over = after.phase is Phase.OVER
+        if over or not (prompted and prompt(after) is not None):
+            said.append(_turn(after, key_for))
+        if over and before.phase is not Phase.OVER:
+            said.append(score(after))
     return said
 
 
@@ -171,3 +201,25 @@ def score(series: Series) -> str:
         f"{first} {series.wins[0]}, {second} {series.wins[1]}, draws {series.draws};"
         f" {played} match{'' if played == 1 else 'es'} played."
     )
+
+
+def replay(
+    players: tuple[Player, Player],
+    marks: tuple[Mark, Mark],
+    positions: Sequence[GameState],
+    key_for: KeyFor,
+) -> list[str]:
+    """A recorded match move by move, from the board before the first move (`positions`, one
+    a move): "1. Ada (X) takes the centre, 5.", and how it ended."""
+    names = side_by_side(players, _NAME_ROOM)
+    said = []
+    for number, (position, then) in enumerate(pairwise(positions), 1):
+        mover = marks.index(position.to_move)
+        cell = then.moves[-1]
+        said.append(f"{number}. {names[mover]} ({marks[mover]}) takes {cell_words(cell, key_for)}.")
+    last = positions[-1]
+    if last.is_over:
+        said.append(_result(last, marks, names, key_for))
+    else:
+        said.append("The record of this match stops here.")
+    return said

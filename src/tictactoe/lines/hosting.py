@@ -54,7 +54,7 @@ class _Hosting(SeatLines):
         self.start_reading()
         name = self.config.player1
         if name is None:
-            name = await self.ask(f"Your name (Enter: {DEFAULT_NAMES[0]}):")
+            name = await self.ask_name(f"Your name (Enter: {DEFAULT_NAMES[0]}):", DEFAULT_NAMES[0])
         if name is None:
             return self.status or 0
         name = clean_name(name, DEFAULT_NAMES[0])

@@ -17,7 +17,7 @@ from typing import Final, TextIO
 
 from tictactoe.config import GameConfig
 from tictactoe.core.keys import KeyLayout
-from tictactoe.core.names import DEFAULT_NAMES, clean_name
+from tictactoe.core.names import DEFAULT_NAMES
 from tictactoe.core.series import Series
 from tictactoe.host.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.lines.play import LineSession, plain_streams
@@ -36,6 +36,12 @@ LOST: Final = "The link to the host's game was lost: the series has ended."
 ANSWER_WITHIN: Final = 5.0
 """Seconds a line typed waits for the authority's answer to the one before (lines act in the
 order typed, each on the series as the one before left it)."""
+
+CODE_HELP: Final = (
+    "The code the host gave you: in the line ssh -p PORT CODE@HOST, the CODE.",
+    "Ctrl-D or Ctrl-C leaves.",
+)
+"""What `?` says at the question for the series' code."""
 
 WAIT_SAID_AFTER: Final = 0.5
 """Seconds without a series to show before saying that the series has yet to begin."""
@@ -152,15 +158,14 @@ class _Joining(SeatLines):
         (None: the person left first)."""
         code = self.setup.code
         while code is None:
-            typed = await self.ask("The series' code:")
+            typed = await self.ask("The series' code:", CODE_HELP)
             if typed is None:
                 return None
             code = typed.strip() or None
         while True:
-            typed = await self.ask(f"Your name (Enter: {DEFAULT_NAMES[1]}):")
-            if typed is None:
+            name = await self.ask_name(f"Your name (Enter: {DEFAULT_NAMES[1]}):", DEFAULT_NAMES[1])
+            if name is None:
                 return None
-            name = clean_name(typed, DEFAULT_NAMES[1])
             hello = Hello(code, name, self.setup.peer, door_key=self.setup.door_key)
             try:
                 return await AuthorityLink.open(self.setup.link_url, hello)

@@ -1,9 +1,13 @@
 """A session of the line view: the series at a local table, a line read at a time, the record.
 
 Standard input is read a line at a time by a thread of its own (so that any terminal, pipe or
-console works alike), and each line is handed to the view on the loop, in the order typed. The
-end of input is `q`. Every finished match is handed to the game record, as the full-screen game
-does; the final score is printed as it prints it.
+console works alike), and each line is handed to the view on the loop, in the order typed; a
+line typed while the computer thinks waits for its move. The end of input is `q`; so is Ctrl-C,
+with the status of its signal (130). The questions come in the order of the full-screen new-game
+screen: both names, then the opponent; `?` answers each, and a wrong answer is told what is
+expected. Every finished match is handed to the game record, as the full-screen game does, and
+what the record has to say (a match it cannot write) is said as it happens; the final score is
+printed as the full-screen game prints it.
 """
 
 from __future__ import annotations
@@ -11,16 +15,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import random
 import sys
+import textwrap
 import threading
+from collections.abc import Sequence
 from typing import Final, TextIO
 
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.keys import KeyLayout
-from tictactoe.core.names import DEFAULT_NAMES, clean_name
+from tictactoe.core.names import DEFAULT_NAMES, clean_name, short
+from tictactoe.core.narration import LINE
 from tictactoe.core.series import NameClash, Player, Series
-from tictactoe.lines.view import LineView
+from tictactoe.lines.record import RecordWords
+from tictactoe.lines.view import LineView, reads_record
 from tictactoe.process import signals_stop, signals_wake
 from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.report import tell_the_end
@@ -33,6 +42,17 @@ UNSAVED: Final = 3
 """The exit status when finished matches could not be saved (as the full-screen game's)."""
 
 _LEVELS: Final = {"e": Level.EASY, "m": Level.MEDIUM, "h": Level.HARD}
+
+AGAINST: Final = "Against whom? p: a person here; e, m or h: the computer, easy, medium or hard:"
+AGAINST_HELP: Final = (
+    "p: Player 2 plays here, at this keyboard. e, m or h: the computer plays,",
+    "easy, medium or hard; Player 2's name is then not used.",
+    "To play a friend on another machine, start tictactoe host --plain instead.",
+)
+QUITTING: Final = "Ctrl-D or Ctrl-C leaves."
+
+RECORD_NEWS_EVERY: Final = 0.2
+"""Seconds between two looks at what the record has to say while it is writing."""
 
 MOST_WAITING: Final = 64
 """Lines read and not yet answered, at most (a flood of lines, read and queued as it came, grew a
@@ -83,7 +103,10 @@ class LineSession:
         self.lines.put_nowait(None)
 
     def say(self, text: str) -> None:
-        self.out.write(text + "\n")
+        """Say `text`, on lines of `LINE` characters at most (a word longer than that, a
+        command to copy, stays whole)."""
+        lines = textwrap.wrap(text, LINE, break_long_words=False, break_on_hyphens=False)
+        self.out.write("".join(line + "\n" for line in lines or [""]))
         self.out.flush()
 
     async def line(self) -> str | None:
@@ -107,11 +130,25 @@ class LineSession:
         signals_wake(loop)
         threading.Thread(target=self._read, name="lines", daemon=True).start()
 
-    async def ask(self, question: str) -> str | None:
-        """The line typed after `question`, without its line end; None at the end of input."""
-        self.say(question)
-        line = await self.line()
-        return None if line is None else line.rstrip("\r\n")
+    async def ask(self, question: str, help: Sequence[str] = ()) -> str | None:
+        """The line typed after `question`, without its line end; None at the end of input.
+        With `help`, `?` says it and asks again."""
+        while True:
+            self.say(question)
+            line = await self.line()
+            if line is None:
+                return None
+            if help and line.strip() == "?":
+                for text in help:
+                    self.say(text)
+                continue
+            return line.rstrip("\r\n")
+
+    async def ask_name(self, question: str, default: str, *more: str) -> str | None:
+        """A name, asked with `question`; Enter alone gives `default`."""
+        help = (f"Type a name and Enter; Enter alone: {default}.", *more, QUITTING)
+        typed = await self.ask(question, help)
+        return None if typed is None else clean_name(typed, default)
 
     def _read(self) -> None:
         """Standard input, a line at a time, onto the loop; None at its end."""
@@ -141,22 +178,45 @@ class _Session(LineSession):
         self.config = config
         self.record = GameRecord(config.record_path(), legacy=config.legacy_path())
         self._recorded = 0
+        self._view: LineView | None = None
+        self._changed = asyncio.Event()
+        """Set when the table shows a new series, or the session is leaving."""
+        self._hearing: asyncio.TimerHandle | None = None
+
+    def stop(self, status: int = 0) -> None:
+        super().stop(status)
+        self._changed.set()
 
     async def run(self) -> int:
         self.start_reading()
         series = await self._series()
         if series is not None:
-            table = LocalTable(series, computer_delay=self.config.computer_delay)
+            rng = random.Random(self.config.seed)
+            table = LocalTable(series, computer_delay=self.config.computer_delay, rng=rng)
             layout = self.config.keys or KeyLayout.NUMPAD
-            view = LineView(table, self.out, layout, self.stop, full_screen=self._full_screen)
+            self._view = view = LineView(
+                table,
+                self.out,
+                layout,
+                self.stop,
+                full_screen=self._full_screen,
+                record=RecordWords(self.record),
+                shown=self._changed.set,
+            )
             table.attach(view)
             table.ends_with(lambda: self.status is not None)
             view.start(series)
+            await self._computer_acted(table)
             while (line := await self.line()) is not None:
+                if reads_record(line):
+                    await asyncio.to_thread(RecordWords(self.record).ready)
                 view.read(line)
                 self._keep(table.series)
+                await self._computer_acted(table)
             series = table.series
             self._keep(series)
+        if self._hearing is not None:
+            self._hearing.cancel()
         self.record.finish()
         tell_the_end(series, "", self.record.unsaved, self.record.path)
         if self.status:
@@ -170,41 +230,93 @@ class _Session(LineSession):
         problems = settings.update(plain=False)
         return problems or ["The next game starts on the full screen."]
 
+    async def _computer_acted(self, table: LocalTable) -> None:
+        """Wait while the computer thinks: the next line acts on the series its move leaves,
+        and is answered after it, in the order typed."""
+        while table.series.awaits_computer and self.status is None:
+            self._changed.clear()
+            await self._changed.wait()
+            self._keep(table.series)
+
     def _keep(self, series: Series) -> None:
-        """Hand each finished match not handed yet to the record."""
+        """Hand each finished match not handed yet to the record, and say what it says."""
         for finished in series.finished[self._recorded :]:
             self.record.queue(MatchRecord.of(series.players, finished))
             self._recorded += 1
+            self._hear_from_record()
+
+    def _hear_from_record(self) -> None:
+        """Say what the record has to say (a match it cannot write), as it happens: looked at
+        again while its writer has work."""
+        self._hearing = None
+        lines = [
+            line
+            for notice in self.record.take_notices()
+            for line in textwrap.wrap(notice, LINE, break_long_words=False, break_on_hyphens=False)
+        ]
+        if self._view is not None:
+            self._view.tell(lines)
+        if self.record.busy and self.status is None:
+            loop = asyncio.get_running_loop()
+            self._hearing = loop.call_later(RECORD_NEWS_EVERY, self._hear_from_record)
 
     async def _series(self) -> Series | None:
-        """The series the options name, or the one the person names, line by line."""
+        """The series the options name, or the one the person names, line by line, in the order
+        of the full-screen new-game screen: both names, then the opponent."""
+        config = self.config
         try:
-            series = self.config.initial_series()
+            series = config.initial_series()
         except NameClash as clash:
             self.say(" ".join(clash.args))
             return None
         if series is not None:
             return series
-        typed = await self.ask(f"Player 1's name (Enter: {DEFAULT_NAMES[0]}):")
-        if typed is None:
-            return None
-        first = clean_name(typed, DEFAULT_NAMES[0])
-        while True:
-            against = await self.ask(
-                "Against whom? p: a person here; e, m or h: the computer, easy, medium or hard:"
+        first = config.player1
+        if first is None:
+            first = await self.ask_name(
+                f"Player 1's name (Enter: {DEFAULT_NAMES[0]}):", DEFAULT_NAMES[0]
             )
+            if first is None:
+                return None
+        level = config.level
+        second = config.player2
+        if second is None and level is None:
+            second = await self.ask_name(
+                f"Player 2's name (Enter: {DEFAULT_NAMES[1]}):",
+                DEFAULT_NAMES[1],
+                "Against the computer, chosen next, this name is not used.",
+            )
+            if second is None:
+                return None
+        if level is None:
+            against = await self._against()
             if against is None:
                 return None
-            against = against.strip().lower()
-            if against in _LEVELS:
-                return Series.new(first, Player.computer(_LEVELS[against]))
-            if against == "p":
-                break
+            if against != "p":
+                level = _LEVELS[against]
+        if level is not None:
+            return Series.new(first, Player.computer(level), config.first_move)
+        assert second is not None
         while True:
-            typed = await self.ask(f"Player 2's name (Enter: {DEFAULT_NAMES[1]}):")
-            if typed is None:
-                return None
             try:
-                return Series.new(first, clean_name(typed, DEFAULT_NAMES[1]))
+                return Series.new(first, second, config.first_move)
             except NameClash as clash:
                 self.say(" ".join(clash.args))
+            second = await self.ask_name(
+                f"Player 2's name (Enter: {DEFAULT_NAMES[1]}):", DEFAULT_NAMES[1]
+            )
+            if second is None:
+                return None
+
+    async def _against(self) -> str | None:
+        """The opponent: p (a person here), or e, m or h (the computer at that level)."""
+        while True:
+            typed = await self.ask(AGAINST, (*AGAINST_HELP, QUITTING))
+            if typed is None:
+                return None
+            answer = typed.strip().lower()
+            if answer == "p" or answer in _LEVELS:
+                return answer
+            said = short(clean_name(typed, ""), 20)
+            word = f"{said} is" if said else "That is"
+            self.say(f"{word} no answer here: type p, e, m or h and Enter.")

@@ -3,7 +3,9 @@
 Nothing is drawn: no escape sequence, no alternate screen, no cursor moved. Each event is one
 sentence on a line of its own (`tictactoe.core.narration`), and when a person is to act, a
 prompt says so. A line typed is one command (`COMMANDS`): a digit moves, `x` or `o` chooses
-a mark, and so on; what does not apply is answered in one sentence and the prompt comes again.
+a mark, and so on; what does not apply is answered in one sentence saying what is expected now,
+and the prompt comes again. Where the session has a game record, `r` says it and `p` replays a
+match of it (`tictactoe.lines.record`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from typing import Final, TextIO
 
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
-from tictactoe.core.narration import board, narrate, prompt, score, who
+from tictactoe.core.narration import NO_CELL, board, introduce, narrate, prompt, score
 from tictactoe.core.notices import Notice
 from tictactoe.core.series import (
     CellTaken,
     ChooseMark,
+    ComputerStep,
     Intent,
     NextMatch,
     Phase,
@@ -28,18 +31,32 @@ from tictactoe.core.series import (
     SeriesError,
     Undo,
 )
+from tictactoe.lines.record import RecordWords, replay_number
 from tictactoe.tui.table import Table
 
-__all__ = ["COMMANDS", "LineView"]
+__all__ = ["COMMANDS", "LineView", "reads_record"]
 
 COMMANDS: Final = (
-    "Keys: a digit and Enter takes a cell ({layout}: {rows}). x or o chooses a mark.",
-    "n: next match. u: undo. h: hint. b: the board. s: the score. ?: these keys. q: quit.",
+    "Type a key and Enter. A digit takes a cell ({layout}: {rows}).",
+    "x or o: a mark. n: next match. u: undo. h: hint. b: the board. s: the score.",
 )
+"""What `?` says: the keys of the line view."""
+
+RECORD_KEYS: Final = "r: the record. p: replay the last match; p 2: the one before, and so on."
+"""What `?` adds where the session keeps a game record (`LineView.record`)."""
 
 FULL_SCREEN_KEYS: Final = "f: the full screen from the next start."
 """What `?` adds where the line mode was chosen as a setting (`LineView.full_screen`)."""
-"""What `?` says: the keys of the line view."""
+
+LAST_KEYS: Final = "?: these keys. q: quit (Ctrl-C quits too, with status 130)."
+"""The last line `?` says."""
+
+_EXPECTED: Final = {
+    Phase.CHOOSING: "x or o and Enter chooses a mark",
+    Phase.PLAYING: "a digit and Enter takes a cell",
+    Phase.OVER: "n and Enter starts the next match",
+}
+"""What a wrong word is told is expected, when the person is to act."""
 
 _KEYS: Final = {"next_match": ("n",), "quit": ("q",)}
 """The keys that fill a notice's slots here."""
@@ -58,6 +75,8 @@ class LineView:
         quit: Callable[[], None],
         *,
         full_screen: Callable[[], list[str]] | None = None,
+        record: RecordWords | None = None,
+        shown: Callable[[], None] | None = None,
     ):
         self.table = table
         self.out = out
@@ -66,6 +85,10 @@ class LineView:
         self.full_screen = full_screen
         """`f`: the full screen from the next start (the sentences that say so), where the
         line mode is a setting that may be turned off."""
+        self.record = record
+        """The game record `r` and `p` read, where the session keeps one."""
+        self.shown = shown
+        """Called each time the table has shown a new series (the computer's move, say)."""
         self._shown: Series | None = None
         self._asked: str | None = None
         self._told: tuple[str, ...] = ()
@@ -78,10 +101,15 @@ class LineView:
         before = self._shown
         self._shown = series
         if before is not None:
-            self._lines(narrate(before, series, self.layout.key_for))
+            prompted = series.actor is not None and self.table.acts_for(series.actor)
+            self._lines(narrate(before, series, self.layout.key_for, prompted=prompted))
+            if _mark_chosen(before, series, notice):
+                notice = Notice()  # said already: "Computer takes O; Ada plays X."
         self.say(notice)
         self.table.next_step()
         self.ask()
+        if self.shown is not None:
+            self.shown()
 
     def say(self, notice: Notice) -> None:
         told = tuple(phrase.wordings[-1] for phrase in notice.phrases)
@@ -112,7 +140,7 @@ class LineView:
     def start(self, series: Series) -> None:
         """Say who plays, and ask the first thing of the person who acts."""
         self._shown = series
-        self._lines([f"Tic-tac-toe: {who(series, 0)} against {who(series, 1)}."])
+        self._lines([introduce(series)])
         if self.table.watching:
             self._lines(["You are watching. b: the board; s: the score; q: stop watching."])
         else:
@@ -143,10 +171,7 @@ class LineView:
             self.quit()
             return
         if command == "?":
-            rows = " ".join(self.layout.keys[row : row + 3] for row in (0, 3, 6))
-            self._lines([text.format(layout=self.layout.value, rows=rows) for text in COMMANDS])
-            if self.full_screen is not None:
-                self._lines([FULL_SCREEN_KEYS])
+            self._keys()
         elif command == "i" and self.table.can_invite:
             self.table.invite()
         elif command == "f" and self.full_screen is not None:
@@ -157,13 +182,50 @@ class LineView:
             self._lines([score(series)])
         elif command == "h":
             self._hint()
+        elif self.record is not None and command == "r":
+            self._lines(self.record.summary(series.players))
+        elif self.record is not None and (number := replay_number(command)) is not None:
+            if number:
+                self._lines(self.record.replay(number, self.layout.key_for))
+            else:
+                self._lines(["p and a number replays a recent match: p 2, for one."])
         elif (intent := self._intent(command)) is not None:
             refusal = self.table.act(intent)
             if refusal is not None:
                 self._say(self.explain(refusal))
+        elif command.isdigit():
+            self._lines([NO_CELL.format(command[:9])])
         else:
-            self._lines(["That is no key here: type ? and Enter for the keys."])
+            self._lines([f"That is no key here: {self._expected()}; ? lists the keys."])
         self.ask()
+
+    def tell(self, lines: list[str]) -> None:
+        """Say `lines` the session has to say (the record's trouble), then ask again."""
+        if lines:
+            self._lines(lines)
+            self.ask()
+
+    def _keys(self) -> None:
+        """`?`: every key that acts here."""
+        rows = " ".join(self.layout.keys[row : row + 3] for row in (0, 3, 6))
+        self._lines([text.format(layout=self.layout.value, rows=rows) for text in COMMANDS])
+        if self.table.can_invite:
+            self._lines(["i: the invitation again."])
+        if self.record is not None:
+            self._lines([RECORD_KEYS])
+        if self.full_screen is not None:
+            self._lines([FULL_SCREEN_KEYS])
+        self._lines([LAST_KEYS])
+
+    def _expected(self) -> str:
+        """What a person may type now, in words."""
+        series = self.table.series
+        actor = series.actor
+        if not self.table.watching and (
+            series.phase is Phase.OVER or (actor is not None and self.table.acts_for(actor))
+        ):
+            return _EXPECTED[series.phase]
+        return "b says the board, s the score"
 
     def _intent(self, command: str) -> Intent | None:
         if command in ("x", "o"):
@@ -185,7 +247,25 @@ class LineView:
         self._say(hint.notice)
 
     def _lines(self, lines: list[str]) -> None:
+        """Say `lines`, each on a line of its own."""
         for line in lines:
             self.out.write(line + "\n")
         self.out.flush()
         self._asked = None  # something was said since the last question
+
+
+def reads_record(line: str) -> bool:
+    """Whether the line typed asks for the record (`r`) or a replay (`p`): the session lets the
+    matches being written reach the record first."""
+    command = _UNPRINTABLE.sub("", line).strip().lower()
+    return command == "r" or replay_number(command) is not None
+
+
+def _mark_chosen(before: Series, after: Series, notice: Notice) -> bool:
+    """Whether `notice` is the computer's own word for the mark it chose from `before` to
+    `after`, which the narration said already."""
+    if before.marks is not None or after.marks is None:
+        return False
+    if not after.players[after.chooser].is_computer:
+        return False
+    return notice == ComputerStep(after, mark=after.marks[after.chooser]).notice
