@@ -157,6 +157,8 @@ def test_no_move_once_the_game_is_over() -> None:
     for level in Level:
         with pytest.raises(IllegalMove, match="the game is over"):
             choose_move(state, level, rng=random.Random(0))
+    with pytest.raises(IllegalMove, match="the game is over"):
+        estimate(state, random.Random(0))
 
 
 def test_the_estimate_says_who_is_favoured() -> None:

@@ -15,7 +15,7 @@ import math
 import random
 from typing import Final, NamedTuple
 
-from tictactoe.core.engine import LINES, Mark, has_line
+from tictactoe.core.engine import LINES, IllegalMove, Mark, has_line
 from tictactoe.core.ultimate import UltimateState
 
 __all__ = [
@@ -341,7 +341,9 @@ class Estimate(NamedTuple):
 
 
 def estimate(state: UltimateState, rng: random.Random, iterations: int = ITERATIONS) -> Estimate:
-    """The hard level's move for `state` (not over) and how it rates it."""
+    """The hard level's move for `state` and how it rates it; IllegalMove once it is over."""
+    if state.is_over:
+        raise IllegalMove("the game is over")
     winning = _game_winning_moves(state)
     if winning:
         return Estimate(winning[0], 1.0, True, state.to_move)
