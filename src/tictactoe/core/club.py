@@ -234,6 +234,20 @@ def rated(a: Rating, b: Rating, winner: int | None) -> tuple[Rating, Rating]:
     return Rating(first[0].mu, first[0].sigma), Rating(second[0].mu, second[0].sigma)
 
 
+def moves_ratings(table_rated: bool, handles: tuple[str, str], computer: bool) -> bool:
+    """Whether a finished match moves its players' ratings: played at a rated table by two
+    different members (no guest), neither seat the computer. The store also needs both handles
+    held by players before it rates them."""
+    first, second = handles
+    return (
+        table_rated
+        and first != second
+        and not is_guest(first)
+        and not is_guest(second)
+        and not computer
+    )
+
+
 def closest(mine: Rating, waiting: Sequence[tuple[T, Rating]]) -> T | None:
     """Quick pair: the one of `waiting` whose rating is nearest `mine` (the first of equals,
     so the longest waiting when they are in the order they came); None when nobody waits."""
