@@ -9,6 +9,7 @@ two, so a widget that stops rendering the state fails as surely as a broken rule
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from limits import EVENT_LIMIT
 from tictactoe.config import GameConfig
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import Series
@@ -250,6 +252,29 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     reports = getattr(fuzzing, "REPORTS", None)
     if fuzzing is not None and reports:
         terminalreporter.write_line(fuzzing.summary(reports))
+
+
+async def running_until(
+    ui: Driver,
+    condition: Callable[[], object],
+    what: str,
+    seen: Callable[[], object] | None = None,
+) -> None:
+    """Let the app run until `condition()` holds; past `EVENT_LIMIT`, say `what` did not come
+    and what `seen` shows (by default the screen on top and its statics' words)."""
+    deadline = time.monotonic() + EVENT_LIMIT
+    while not condition():
+        if time.monotonic() > deadline:
+            shown = seen() if seen is not None else on_top(ui)
+            raise AssertionError(f"{what} did not come within {EVENT_LIMIT:.0f} s; seen: {shown!r}")
+        await ui.pilot.pause(0.02)
+
+
+def on_top(ui: Driver) -> str:
+    """The screen on top and the words of its statics, for a failure to say what it showed."""
+    screen = ui.app.screen
+    words = " | ".join(" ".join(painted(static).split()) for static in screen.query("Static"))
+    return f"{type(screen).__name__}: {words[-1500:]}"
 
 
 async def wait_for_the_computer(ui: Driver) -> None:

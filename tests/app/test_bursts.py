@@ -14,6 +14,7 @@ import pytest
 from textual.widgets import Input
 
 from app.conftest import HOT_SEAT, Driver, Start
+from limits import EVENT_LIMIT
 from tictactoe.core.ai import Level
 from tictactoe.core.series import Series
 from tictactoe.report import final_score
@@ -59,7 +60,7 @@ async def test_the_record_and_a_quit_in_one_burst(start: Start) -> None:
     assert result.match.moves == (4,)
 
 
-async def until(ui: Driver, done: Callable[[], bool], seconds: float = 20) -> None:
+async def until(ui: Driver, done: Callable[[], bool], seconds: float = EVENT_LIMIT) -> None:
     """Let the app run until `done()` (the computer's pauses are real here)."""
     deadline = time.monotonic() + seconds
     while not done():

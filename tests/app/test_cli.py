@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from limits import EVENT_LIMIT
 from tictactoe import __version__, cli, options, process, report
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
@@ -62,7 +63,7 @@ def test_a_bad_option_of_serve_shows_the_usage_of_serve() -> None:
         [sys.executable, "-m", "tictactoe", "serve", "--delay", "nan"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=EVENT_LIMIT,
         check=False,
         stdin=subprocess.DEVNULL,
     )
@@ -106,7 +107,7 @@ def test_python_dash_m_prints_the_version() -> None:
         [sys.executable, "-m", "tictactoe", "--version"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=EVENT_LIMIT,
         check=False,
     )
     assert result.returncode == 0, result.stderr

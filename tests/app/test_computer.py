@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.conftest import Driver, Start, wait_for_the_computer
+from app.conftest import Driver, Start, running_until, wait_for_the_computer
 from tictactoe.core.ai import CORNERS, Level
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
@@ -122,17 +122,20 @@ async def test_the_computer_chooses_its_own_mark_in_the_second_match(start: Star
         assert ui.status() == "Computer is choosing a mark…"
         await ui.press("5")  # kept until the computer has chosen, and moved (it moves first)
         assert ui.status() == "Computer is choosing a mark…"
-        while ui.series.marks is None:
-            await ui.pilot.pause(0.02)
+        await running_until(ui, lambda: ui.series.marks is not None, "the computer's mark")
         assert ui.series.marks is not None
         computer_mark = ui.series.marks[1]
         assert ui.status() == f"Computer chose {computer_mark}."
         assert ui.card(1).startswith(f"▶ Computer | {computer_mark}")
         assert ui.card(0).startswith(f"Ada | {computer_mark.other}")
         assert ui.marks() == (None,) * 9
-        while ui.series.match is None or ui.series.awaits_computer:
-            await ui.pilot.pause(0.02)  # its move, then the 5 kept
+        await running_until(  # its move, then the 5 kept
+            ui,
+            lambda: ui.series.match is not None and not ui.series.awaits_computer,
+            "the computer's move",
+        )
         match = ui.series.match
+        assert match is not None
         if match.moves == (4,):  # the computer opened in the centre: 5 is said to be taken
             assert ui.status() == f"Cell 5 (centre) is taken by {computer_mark}."
         else:

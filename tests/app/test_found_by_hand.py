@@ -11,7 +11,7 @@ import platformdirs
 import pytest
 from textual.command import CommandPalette
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, OptionList
 
 from app.conftest import (
     HOT_SEAT,
@@ -20,6 +20,7 @@ from app.conftest import (
     Start,
     make_config,
     painted,
+    running_until,
     wait_for_the_computer,
 )
 from app.test_record_screen import ADA, BOB, DRAW, keep, match, replay, screen
@@ -217,6 +218,15 @@ async def test_a_person_called_computer_is_told_apart_from_the_computer(start: S
     assert score[2].split()[:2] == ["Computer", "(hard)"], score
 
 
+def found_commands(ui: Driver) -> int:
+    """How many commands the palette on show lists for what was typed."""
+    return ui.app.screen.query_one(OptionList).option_count
+
+
+def on_the_palette(ui: Driver) -> bool:
+    return isinstance(ui.app.screen, CommandPalette)
+
+
 async def test_a_screenshot_goes_to_the_current_folder_without_a_download_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -225,16 +235,19 @@ async def test_a_screenshot_goes_to_the_current_folder_without_a_download_folder
     async with with_toasts(**HOT_SEAT) as ui:
         await ui.press("x", "ctrl+p")
         await ui.press(*"Screenshot")
-        await ui.pilot.pause(0.3)
+        await running_until(
+            ui, lambda: ui.app.screen.query_one(OptionList).option_count > 0, "a command"
+        )
         await ui.press("enter")
-        for _ in range(40):
-            if list(tmp_path.glob("*.svg")):
-                break
-            await ui.pilot.pause(0.05)
+        await running_until(ui, lambda: list(tmp_path.glob("*.svg")), "the screenshot's file")
         (saved,) = tmp_path.glob("*.svg")
-        await ui.pilot.pause(0.1)
-        said = [painted(toast) for toast in ui.app.screen.query("Toast")]
-        assert any(saved.name[:12] in " ".join(text.split()) for text in said), said
+
+        def said() -> list[str]:
+            return [" ".join(painted(toast).split()) for toast in ui.app.screen.query("Toast")]
+
+        await running_until(
+            ui, lambda: any(saved.name[:12] in text for text in said()), "its toast", said
+        )
 
 
 async def test_a_person_called_computer_is_asked_for_a_mark_and_named_as_a_person(
@@ -307,8 +320,9 @@ async def test_the_palette_closed_by_a_small_terminal_comes_back_with_its_search
         await ui.pilot.pause()
         assert not isinstance(ui.app.screen, CommandPalette)
         await ui.pilot.resize_terminal(*SIZE)
-        await ui.pilot.pause(0.2)
-        assert isinstance(ui.app.screen, CommandPalette)
+        await running_until(
+            ui, lambda: isinstance(ui.app.screen, CommandPalette), "the palette again"
+        )
         assert ui.app.screen.query_one(Input).value == "Scr"
         await ui.press("escape")
         await ui.pilot.resize_terminal(*TINY)

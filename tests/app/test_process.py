@@ -293,7 +293,7 @@ def test_without_a_terminal_it_refuses_at_once_in_one_sentence() -> None:
         [sys.executable, "-m", "tictactoe", "--player1", "Ada", "--player2", "Bob", "--no-save"],
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        timeout=30,
+        timeout=EVENT_LIMIT,
         check=False,
     )
     assert result.returncode == 2

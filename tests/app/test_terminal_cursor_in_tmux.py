@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from limits import EVENT_LIMIT
+
 pytestmark = pytest.mark.slow  # the game as a real process, in a real terminal
 
 CELL_TOP = "┏━━━━━━━━━━━━━┓"
@@ -39,7 +41,7 @@ def run(tmux: list[str], *args: str) -> str:
 
 def wait_for(tmux: list[str], text: str) -> list[str]:
     """The screen's lines, once `text` is on it."""
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + EVENT_LIMIT
     while text not in (screen := run(tmux, "capture-pane", "-p", "-t", "game")):
         assert time.monotonic() < deadline, f"{text!r} did not show: {screen}"
         time.sleep(0.1)
@@ -49,7 +51,7 @@ def wait_for(tmux: list[str], text: str) -> list[str]:
 def cursor_cell(tmux: list[str], before: tuple[int, int] | None = None) -> tuple[int, int]:
     """Where the terminal's cursor stands (column, row), once it has moved from `before` and
     stands inside the frame of the board's cursor cell."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + EVENT_LIMIT
     while True:
         x, y = map(int, run(tmux, "display", "-p", "-t", "game", "#{cursor_x} #{cursor_y}").split())
         lines = run(tmux, "capture-pane", "-p", "-t", "game").splitlines()
