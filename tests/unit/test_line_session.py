@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 
+from limits import EVENT_LIMIT, eventually
 from tictactoe.lines.play import MOST_WAITING, LineSession
 
 LINES = "".join(f"{number}\n" for number in range(1, 1001))
@@ -22,12 +23,13 @@ async def read_all(session: LineSession, settle: bool) -> list[str | None]:
     """What `session` hands over, after its reading thread has read everything it would."""
     session.start_reading()
     if settle:
-        for _ in range(200):  # the reader reads on until the input ends: 65 waiting lines
-            if session.lines.qsize() > MOST_WAITING:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(  # the reader reads on until the input ends: 65 waiting lines
+            lambda: session.lines.qsize() > MOST_WAITING,
+            session.lines.qsize,
+            f"more than {MOST_WAITING} lines waiting",
+        )
     taken: list[str | None] = []
-    while (line := await asyncio.wait_for(session.line(), 5)) is not None:
+    while (line := await asyncio.wait_for(session.line(), EVENT_LIMIT)) is not None:
         taken.append(line)
     return taken
 
