@@ -47,19 +47,14 @@ from record.test_club_record import (
     test_the_owner_sees_and_removes_keys as test_the_owner_sees_and_removes_keys,
 )
 from tictactoe.club.migrate import run_migrate
+from tictactoe.club.registry_pg import TABLES_CHANNEL, ClubTable, TableRegistry
 from tictactoe.core.ai import Level
 from tictactoe.core.club import CLAIMS_PER_HOUR, START, Rating, rated
 from tictactoe.core.engine import Mark
 from tictactoe.core.key_words import word_refused
 from tictactoe.core.series import Player
 from tictactoe.record.club import ClubRecord, ClubUnavailable, UnknownHandle, club_path
-from tictactoe.record.club_pg import (
-    PG_SCHEMA_VERSION,
-    TABLES_CHANNEL,
-    ClubTable,
-    PostgresClubRecord,
-    migrate,
-)
+from tictactoe.record.club_pg import PG_SCHEMA_VERSION, PostgresClubRecord, migrate
 from tictactoe.record.club_store import ClubStore, open_club_store
 from tictactoe.record.match import MatchRecord
 
@@ -419,7 +414,7 @@ def test_postgresql_restarted_or_away_loses_no_match_and_writes_none_twice(
 
 
 async def test_a_notification_reaches_another_process(database: str) -> None:
-    sender, receiver = PostgresClubRecord(database), PostgresClubRecord(database)
+    sender, receiver = (TableRegistry(PostgresClubRecord(database)) for _ in range(2))
     try:
         async with receiver.listen("club events") as messages:
             await asyncio.to_thread(sender.notify, "club events", "table t1 opened")
@@ -428,12 +423,12 @@ async def test_a_notification_reaches_another_process(database: str) -> None:
             await asyncio.to_thread(sender.notify, "club events", "table t1 closed")
             assert await asyncio.wait_for(anext(messages), EVENT_LIMIT) == "table t1 closed"
     finally:
-        sender.close()
-        receiver.close()
+        sender.record.close()
+        receiver.record.close()
 
 
 async def test_every_process_sees_the_registry_of_tables(database: str) -> None:
-    first, second = PostgresClubRecord(database), PostgresClubRecord(database)
+    first, second = (TableRegistry(PostgresClubRecord(database)) for _ in range(2))
     table = ClubTable("t1", "process-a", "ada", True, 3, ("ada",), "open", NOW)
     try:
         async with second.listen(TABLES_CHANNEL) as told:
@@ -459,8 +454,8 @@ async def test_every_process_sees_the_registry_of_tables(database: str) -> None:
         assert first.remove_table("t2") and second.live_tables(NOW) == []
         assert not first.update_table("t2", state="gone")
     finally:
-        first.close()
-        second.close()
+        first.record.close()
+        second.record.close()
 
 
 def test_the_migrate_command_does_the_schema_alone(

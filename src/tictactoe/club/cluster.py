@@ -3,7 +3,7 @@
 Each process keeps the authorities of the tables opened through it, each an `AuthorityServer`
 listening on the process's cluster address (`--cluster-address`, loopback by default). What the
 other processes need of a table goes in PostgreSQL's registry of tables
-(`PostgresClubRecord.register_table`): who sits there, what the lobby shows, and where its
+(`tictactoe.club.registry_pg`): who sits there, what the lobby shows, and where its
 authority answers with the table's door key, which only the club's processes (those given the
 database) can read. A player on another process is sent there (`GoTo`) and plays over that link:
 a move crosses one websocket, as at a table of their own process.
@@ -37,24 +37,18 @@ import contextlib
 import json
 import logging
 import secrets
-import threading
 import time
-from collections import deque
-from collections.abc import Callable, Container, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Protocol
 
-from tictactoe.core.club import START, Entry, LadderRow, PlayerRow, Rating, is_guest
-from tictactoe.core.key_words import KeyRow
-from tictactoe.host.server import AuthorityServer
-from tictactoe.online.authority import Authority
+from tictactoe.club.cluster_store import AWAY_REFUSAL, MATCHES_CHANNEL, ClusterStore
+from tictactoe.club.cluster_tables import LocalTable, RemoteTable, remote_table
+from tictactoe.club.registry_pg import TABLES_CHANNEL, ClubTable, TableRegistry
+from tictactoe.club.seats_pg import NOT_OPEN, PLAYING, WAITING_ELSEWHERE
+from tictactoe.core.club import is_guest
 from tictactoe.online.lobby import WATCHER_NAME, GoTo, LobbyNews, Said, TableRow
-from tictactoe.record.club import ClubUnavailable
-from tictactoe.record.match import MatchRecord
-from tictactoe.record.seats_pg import NOT_OPEN, PLAYING, WAITING_ELSEWHERE
-
-if TYPE_CHECKING:
-    from tictactoe.record.club_pg import ClubTable, PostgresClubRecord
+from tictactoe.record.club_pg import PostgresClubRecord
+from tictactoe.record.club_sql import ClubUnavailable
 
 __all__ = [
     "AWAY_REFUSAL",
@@ -77,84 +71,7 @@ RESYNC_EVERY: Final = 2.0
 """Seconds between two readings of the registry when no notification came."""
 REFRESH_EVERY: Final = 30.0
 """Seconds between two readings of everything the lobbies show of the record (a lost notice)."""
-MATCHES_CHANNEL: Final = "tictactoe_matches"
-"""The channel told the handles of every match written (their ratings, the ladder changed);
-told nothing (an empty payload): matches of anyone were written."""
-AWAY_REFUSAL: Final = "The club cannot reach its records just now; please try again in a minute."
 NOT_IN_PLAY: Final = "That table is not in play."
-
-
-class LocalTable(Protocol):
-    """What the cluster reads of a table of this process (the lobby's)."""
-
-    id: str
-    opener: str
-    rated: bool
-    matches: int | None
-    door_key: str
-    sitter: str | None
-    ending: bool
-
-    @property
-    def authority(self) -> Authority: ...
-
-    @property
-    def server(self) -> AuthorityServer: ...
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteTable:
-    """A table of another process, as its registry row says."""
-
-    id: str
-    process: str
-    players: tuple[str, ...]
-    rated: bool
-    matches: int | None
-    url: str
-    code: str
-    key: str
-    rating: str
-    playing: bool
-    score: tuple[int, int, int]
-    watchers: int
-    away: str | None
-
-    def row(self) -> TableRow:
-        if self.playing:
-            return TableRow(
-                self.id,
-                self.players,
-                self.rated,
-                self.matches,
-                score=self.score,
-                watchers=self.watchers,
-            )
-        return TableRow(self.id, self.players[:1], self.rated, self.matches, rating=self.rating)
-
-
-def _remote(row: ClubTable) -> RemoteTable | None:
-    """A registry row read back; None when its state is not a club's."""
-    try:
-        state = json.loads(row.state)
-        score = tuple(int(n) for n in state["score"])
-        return RemoteTable(
-            row.id,
-            row.process,
-            row.players,
-            row.rated,
-            row.matches,
-            str(state["url"]),
-            str(state["code"]),
-            str(state["key"]),
-            str(state["rating"]),
-            bool(state["playing"]),
-            (score[0], score[1], score[2]),
-            int(state["watchers"]),
-            None if state["away"] is None else str(state["away"]),
-        )
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None
 
 
 class Hub(Protocol):
@@ -180,6 +97,8 @@ class Cluster:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.record = record
+        self.registry = TableRegistry(record)
+        """The tables of every process, and the news between them."""
         self.address = address
         """Where this process's tables listen, for the other processes."""
         self.process = process or secrets.token_hex(3)
@@ -224,7 +143,7 @@ class Cluster:
             asyncio.create_task(self._beat()),
             asyncio.create_task(self._write()),
             asyncio.create_task(self._resync()),
-            asyncio.create_task(self._hear(_tables_channel(), self._heard, self._stale.set)),
+            asyncio.create_task(self._hear(TABLES_CHANNEL, self._heard, self._stale.set)),
             asyncio.create_task(
                 self._hear(MATCHES_CHANNEL, self._matches_written, self._forget_cached)
             ),
@@ -238,7 +157,7 @@ class Cluster:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.up:
             with contextlib.suppress(ClubUnavailable):
-                await asyncio.to_thread(self.record.forget_process, self.process)
+                await asyncio.to_thread(self.registry.forget_process, self.process)
         await asyncio.to_thread(self.store.flush)
 
     def changed(self, tables: Iterable[LocalTable]) -> None:
@@ -273,7 +192,9 @@ class Cluster:
         row = self._row(table, (table.opener,), self._state(table))
         self._registering.add(table.id)
         try:
-            return await asyncio.to_thread(self.record.register_table, row, one_seat=TABLE_LIFETIME)
+            return await asyncio.to_thread(
+                self.registry.register_table, row, one_seat=TABLE_LIFETIME
+            )
         except ClubUnavailable:
             self.away()
             return AWAY_REFUSAL
@@ -287,7 +208,7 @@ class Cluster:
         if not self.up:
             return None if guest else AWAY_REFUSAL
         try:
-            return self.record.claim_seat(
+            return self.registry.claim_seat(
                 table_id,
                 handle,
                 process=None if guest else self.process,
@@ -311,7 +232,7 @@ class Cluster:
         if not self.up:
             return Said(AWAY_REFUSAL)
         try:
-            refusal = self.record.claim_seat(
+            refusal = self.registry.claim_seat(
                 table_id,
                 handle,
                 process=None if guest else self.process,
@@ -401,8 +322,6 @@ class Cluster:
                 self.away()
 
     def _row(self, table: LocalTable, players: tuple[str, ...], state: str) -> ClubTable:
-        from tictactoe.record.club_pg import ClubTable
-
         beat = self.clock()
         return ClubTable(
             table.id, self.process, table.opener, table.rated, table.matches, players, state, beat
@@ -410,19 +329,19 @@ class Cluster:
 
     def _put(self, wanted: dict[str, tuple[tuple[str, ...], str, LocalTable]]) -> None:
         for table_id in [table_id for table_id in self._written if table_id not in wanted]:
-            self.record.remove_table(table_id)
+            self.registry.remove_table(table_id)
             del self._written[table_id]
         for table_id, (players, state, table) in wanted.items():
             written = self._written.get(table_id)
             if written == (players, state):
                 continue
-            if written is None or not self.record.update_table(
+            if written is None or not self.registry.update_table(
                 table_id,
                 players=players if len(players) > len(written[0]) else None,
                 state=state,
                 heartbeat=self.clock(),
             ):
-                self.record.register_table(self._row(table, players, state))
+                self.registry.register_table(self._row(table, players, state))
             self._written[table_id] = (players, state)
 
     async def _beat(self) -> None:
@@ -431,7 +350,7 @@ class Cluster:
         while True:
             now = self.clock()
             try:
-                beaten = await asyncio.to_thread(self.record.heartbeat, self.process, now)
+                beaten = await asyncio.to_thread(self.registry.heartbeat, self.process, now)
                 bans = await asyncio.to_thread(self.record.bans_version)
                 if not self.up:
                     await self._back()
@@ -441,7 +360,7 @@ class Cluster:
                     self._dirty.set()
                 if now - self._up_since >= TABLE_LIFETIME:
                     forgotten = await asyncio.to_thread(
-                        self.record.forget_dead, now, TABLE_LIFETIME
+                        self.registry.forget_dead, now, TABLE_LIFETIME
                     )
                     for process in forgotten:
                         log.warning("forgot the tables of club process %s: silent", process)
@@ -487,7 +406,7 @@ class Cluster:
         once it listens (what was sent while it did not, it did not hear)."""
         while True:
             try:
-                async with self.record.listen(channel) as payloads:
+                async with self.registry.listen(channel) as payloads:
                     missed()
                     async for payload in payloads:
                         heard(payload)
@@ -509,7 +428,7 @@ class Cluster:
                 continue
             try:
                 rows = await asyncio.to_thread(
-                    self.record.live_tables, self.clock(), TABLE_LIFETIME
+                    self.registry.live_tables, self.clock(), TABLE_LIFETIME
                 )
             except ClubUnavailable:
                 self.away()
@@ -529,7 +448,7 @@ class Cluster:
                         table.rated = False
                     self._dirty.set()
                 continue
-            found = _remote(row)
+            found = remote_table(row)
             if found is not None:
                 remote[row.id] = found
         lost = set(self._written.copy()) - mine  # taken out meanwhile (thought dead): written again
@@ -551,200 +470,5 @@ class Cluster:
             self._club.forget_cached(payload.split() or None)
 
 
-def _tables_channel() -> str:
-    from tictactoe.record.club_pg import TABLES_CHANNEL
-
-    return TABLES_CHANNEL
-
-
 def _host(address: str) -> str:
     return f"[{address}]" if ":" in address else address
-
-
-@dataclass(frozen=True, slots=True)
-class _Waiting:
-    table: str
-    players: tuple[str, str]
-    rated: bool
-    match: MatchRecord
-    winner: int | None
-    now: float
-
-
-class ClusterStore:
-    """The club's PostgreSQL store as the lobby uses it, on its event loop: while the database is
-    away (`Cluster.up` false) nothing waits for it — a keyed login is refused in one sentence,
-    reads give what was last read, a finished match waits here and is written once the database
-    is back (`flush`); every match written is announced to the other processes."""
-
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.record = cluster.record
-        self.bans = 0
-        """The bans' version, as the heartbeat last read it."""
-        self._waiting: deque[_Waiting] = deque()
-        self._flushing = threading.Lock()
-        """Held by one `flush` at a time (the heartbeat's, the stop's): each match once."""
-        self._ratings: dict[str, Rating] = {}
-        self._ladder: list[LadderRow] = []
-        self._recent: dict[str, list[tuple[MatchRecord, bool]]] = {}
-
-    @property
-    def problem(self) -> str | None:
-        """Why a finished match is not written yet, in words; None when all are."""
-        if self._waiting:
-            return "waits for the club's database"
-        return self.record.problem
-
-    @problem.setter
-    def problem(self, value: str | None) -> None:
-        self.record.problem = value
-
-    def would_refuse(self, handle: str, key: str, address: str, now: float) -> str | None:
-        if not self.cluster.up:
-            return None  # `enter` says the records cannot be reached
-        return self.record.would_refuse(handle, key, address, now)
-
-    def enter(
-        self,
-        handle: str,
-        key: str | None,
-        address: str,
-        now: float,
-        *,
-        taken: Container[str] = (),
-    ) -> Entry:
-        if key is not None and not is_guest(handle) and not self.cluster.up:
-            return Entry(handle.lower(), False, START, AWAY_REFUSAL)
-        entry = self.record.enter(handle, key, address, now, taken=taken)
-        if entry.refusal is None and not entry.guest:
-            self._ratings[entry.handle] = entry.rating
-        return entry
-
-    def key_word(self, handle: str, now: float) -> str:
-        return self.record.key_word(handle, now)
-
-    def keys(self, handle: str) -> list[KeyRow]:
-        return self.record.keys(handle)
-
-    def remove_key(self, handle: str, fingerprint: str) -> bool:
-        return self.record.remove_key(handle, fingerprint)
-
-    def ban(self, handle: str, until: float | None, now: float | None = None) -> None:
-        self.record.ban(handle, until, now)
-
-    def unban(self, handle: str) -> bool:
-        return self.record.unban(handle)
-
-    def banned_until(self, handle: str, now: float) -> float | None:
-        if not self.cluster.up:
-            return None
-        try:
-            return self.record.banned_until(handle, now)
-        except ClubUnavailable:
-            self.cluster.away()
-            return None
-
-    def bans_version(self) -> int:
-        return self.bans
-
-    def finish(
-        self,
-        table: str,
-        players: tuple[str, str],
-        rated: bool,
-        match: MatchRecord,
-        winner: int | None,
-        now: float,
-    ) -> tuple[Rating, Rating] | None:
-        if not self.cluster.up or self._waiting:
-            self._waiting.append(_Waiting(table, players, rated, match, winner, now))
-            return None
-        ratings = self.record.finish(table, players, rated, match, winner, now)
-        if self.record.unsaved:
-            self.cluster.away()
-            return None
-        self._announce(players)
-        return ratings
-
-    def flush(self) -> None:
-        """Hand every match that waited to the store, oldest first (it writes each once), one
-        caller at a time: two at once would each hand over the same match."""
-        with self._flushing:
-            earlier = self.record.unsaved  # kept by the store itself: a write that failed
-            while self._waiting:
-                waiting = self._waiting[0]
-                self.record.finish(
-                    waiting.table,
-                    waiting.players,
-                    waiting.rated,
-                    waiting.match,
-                    waiting.winner,
-                    waiting.now,
-                )
-                self._waiting.popleft()
-                if self.record.unsaved:
-                    self.cluster.away()  # written at the next return of the database
-                    return
-                log.warning(
-                    "wrote a match of %s and %s that waited for the club's database (table %s)",
-                    *waiting.players,
-                    waiting.table,
-                )
-                self._announce(waiting.players)
-            if self.record.unsaved:
-                self.record.save_pending()
-            if earlier and not self.record.unsaved:
-                self._announce(())  # whose they were is the store's: anyone's, as told
-
-    def _announce(self, players: tuple[str, ...]) -> None:
-        with contextlib.suppress(ClubUnavailable):
-            self.record.notify(MATCHES_CHANNEL, " ".join(players))
-
-    @property
-    def unsaved(self) -> int:
-        return len(self._waiting) + self.record.unsaved
-
-    def save_pending(self) -> list[tuple[Rating, Rating] | None]:
-        return self.record.save_pending()
-
-    def rating(self, handle: str) -> Rating:
-        if self.cluster.up:
-            try:
-                self._ratings[handle] = self.record.rating(handle)
-            except ClubUnavailable:
-                self.cluster.away()
-        return self._ratings.get(handle, START)
-
-    def known_rating(self, handle: str) -> Rating:
-        """The rating of `handle` last read, without asking the database."""
-        return self._ratings.get(handle, START)
-
-    def ladder(self, limit: int = 100) -> list[LadderRow]:
-        if self.cluster.up:
-            try:
-                self._ladder = self.record.ladder(limit)
-            except ClubUnavailable:
-                self.cluster.away()
-        return self._ladder[:limit]
-
-    def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]:
-        return [match for match, _rated in self.recent_rated(handle, limit)]
-
-    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[MatchRecord, bool]]:
-        if self.cluster.up:
-            try:
-                self._recent[handle] = self.record.recent_rated(handle, limit)
-            except ClubUnavailable:
-                self.cluster.away()
-        return self._recent.get(handle, [])[:limit]
-
-    def players(self) -> list[PlayerRow]:
-        return self.record.players()
-
-    def take_notices(self) -> list[str]:
-        return self.record.take_notices()
-
-    def close(self) -> None:
-        self.flush()
-        self.record.close()

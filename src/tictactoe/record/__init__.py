@@ -19,10 +19,14 @@ Where each rule lives:
 - `queries`: what the record screen reads (totals, head to head, recent matches);
 - `match`: `MatchRecord`, one match as the record keeps it;
 - `database`: the SQLite calls the others share;
-- `club`: `ClubRecord`, a club's own file (players, keys, ratings, bans, its matches);
 - `club_store`: `ClubStore`, what a club asks of its store, and `open_club_store` (SQLite, or
   PostgreSQL when asked);
-- `club_pg`: `PostgresClubRecord`, a club's store in PostgreSQL, shared by several processes.
+- `club_sql`: `SqlClubStore`, the club's store with every rule once (the door, keys, bans,
+  matches and ratings, the queue of matches not written yet), over `club_door`, `club_keys`
+  and `club_matches` (the SQL, written once) and `club_dialects` (where the databases differ);
+- `club`: `ClubRecord`, a club's store in its own SQLite file (`club_schema`);
+- `club_pg`: `PostgresClubRecord`, a club's store in PostgreSQL, shared by several processes
+  (`club_schema_pg`, and `pg_cutter` for connections that stop answering).
 
 Names read back are untrusted: each passes through `clean_name`. The record speaks
 to the player only through notices (`GameRecord.take_notices`); it never raises for

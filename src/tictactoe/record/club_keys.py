@@ -1,14 +1,14 @@
 """The club's keys and one-time words, kept as `tictactoe.core.key_words` rules: the SQL both
 club stores run (the SQLite file and PostgreSQL), each within its own transaction.
 
-Queries are written with `?` for their parameters; PostgreSQL's store hands in its connection
-wrapped by `Postgres`, which writes them as psycopg wants (`%s`).
+Queries are written with `?` for their parameters and run through a `Database`
+(`tictactoe.record.club_dialects`), each database's own.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, LiteralString, Protocol
+from typing import LiteralString
 
 from tictactoe.core.club import START, Entry, PublicKey, Rating, until_text
 from tictactoe.core.key_words import (
@@ -22,45 +22,17 @@ from tictactoe.core.key_words import (
     word_digest,
     word_refused,
 )
+from tictactoe.record.club_dialects import Database
 
 __all__ = [
-    "Database",
-    "Postgres",
     "by_word",
     "holder",
     "keep_word",
     "keys_of",
+    "player_of",
+    "rating_of",
     "remove_key",
 ]
-
-
-class _Cursor(Protocol):
-    @property
-    def rowcount(self) -> int: ...
-
-    def fetchone(self) -> Any: ...
-
-    def fetchall(self) -> list[Any]: ...
-
-
-class Database(Protocol):
-    """A connection in a transaction, taking `?` for parameters."""
-
-    def execute(self, query: LiteralString, parameters: Any = ..., /) -> _Cursor: ...
-
-
-class _Psycopg(Protocol):
-    def execute(self, query: LiteralString, params: Any = ...) -> _Cursor: ...
-
-
-class Postgres:
-    """A psycopg connection as a `Database`."""
-
-    def __init__(self, conn: _Psycopg) -> None:
-        self.conn = conn
-
-    def execute(self, query: LiteralString, parameters: Any = (), /) -> _Cursor:
-        return self.conn.execute(query.replace("?", "%s"), parameters)
 
 
 def holder(db: Database, data: str) -> str | None:
@@ -73,12 +45,16 @@ def holder(db: Database, data: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def _player(db: Database, handle: str) -> int | None:
-    row = db.execute("SELECT id FROM players WHERE handle = ?", (handle,)).fetchone()
+def player_of(db: Database, handle: str, *, lock: bool = False) -> int | None:
+    """The id of the player holding `handle` (their row locked to the transaction's end when
+    `lock`), or None."""
+    query: LiteralString = "SELECT id FROM players WHERE handle = ?"
+    row = db.execute(query + db.row_lock if lock else query, (handle,)).fetchone()
     return None if row is None else int(row[0])
 
 
-def _rating(db: Database, player: int) -> Rating:
+def rating_of(db: Database, player: int) -> Rating:
+    """The rating of `player` now (START before their first rated match)."""
     row = db.execute("SELECT mu, sigma FROM ratings WHERE player = ?", (player,)).fetchone()
     return START if row is None else Rating(float(row[0]), float(row[1]))
 
@@ -102,7 +78,7 @@ def by_word(
     handle's and still good, the key is no other handle's, the handle is not banned and has
     room; the word is then used up. With `write` False, only whether it would."""
     own = login.handle
-    player = _player(db, own)
+    player = player_of(db, own)
     row = db.execute(
         "SELECT player FROM key_words WHERE digest = ? AND expires > ?",
         (word_digest(login.word), now),
@@ -131,7 +107,7 @@ def by_word(
         )
     db.execute("DELETE FROM key_words WHERE player = ?", (player,))
     db.execute("UPDATE players SET last_seen = ? WHERE id = ?", (now, player))
-    return Entry(own, False, _rating(db, player), said=key_added(key.fingerprint, own))
+    return Entry(own, False, rating_of(db, player), said=key_added(key.fingerprint, own))
 
 
 def keys_of(db: Database, player: int) -> list[KeyRow]:

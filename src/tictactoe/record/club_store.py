@@ -3,7 +3,8 @@
 share one club (`--database postgresql://…` or `TICTACTOE_DATABASE`).
 
 Both `tictactoe.record.club.ClubRecord` and `tictactoe.record.club_pg.PostgresClubRecord`
-satisfy `ClubStore`; psycopg is imported only when a PostgreSQL address is given.
+satisfy `ClubStore`, each a `tictactoe.record.club_sql.SqlClubStore`; psycopg is imported only
+when a PostgreSQL address is given.
 """
 
 from __future__ import annotations
@@ -26,20 +27,14 @@ DATABASE_VARIABLE: Final = "TICTACTOE_DATABASE"
 class ClubStore(Protocol):
     """The club's store: players, keys, bans, ratings and finished matches.
 
-    Each method's meaning is `ClubRecord`'s (see `tictactoe.record.club`).
+    Each method's meaning is `SqlClubStore`'s (see `tictactoe.record.club_sql`).
     """
 
     problem: str | None
     """Why the last write failed, in words; None when everything is written."""
 
     def enter(
-        self,
-        handle: str,
-        key: str | None,
-        address: str,
-        now: float,
-        *,
-        taken: Container[str] = (),
+        self, handle: str, key: str | None, address: str, now: float, *, taken: Container[str] = ()
     ) -> Entry: ...
 
     def would_refuse(self, handle: str, key: str, address: str, now: float) -> str | None: ...
