@@ -277,7 +277,7 @@ def test_quick_pair_sits_with_the_waiting_player_and_a_held_key_changes_nothing(
     bob.expect("Open tables")
     alice.from_now().send(b"p" * 40)  # nobody waits: one table opens; the rest are refused
     alice.expect("Nobody is waiting: your table is open.")
-    alice.expect("waiting at your table")
+    alice.expect("waiting for someone to sit")
     bob.expect(r"alice 1500 ± \d+ rated · open")
     assert len(re.findall(r"alice 1500 ± \d+ rated · open", bob.text)) >= 1
     bob.from_now().send(b"p")  # the closest waiting player: Alice

@@ -338,9 +338,10 @@ def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: RunningClu
     alice.expect("offering bob a rematch")
     bob.expect("alice offers you a rematch: r takes it")
     bob.expect(r"alice \d+ ± \d+ rematch · rated · 3")
-    bob.from_now().send(b"r")  # taken with one key
-    alice.expect("alice, choose your mark")
-    bob.expect("alice is choosing a mark")
+    alice.from_now()
+    bob.from_now().send(b"r")  # taken with one key; alice chose first last time: now bob
+    bob.expect("bob, choose your mark")
+    alice.expect("bob is choosing a mark")
     assert club.server.poll() is None
 
 
@@ -508,7 +509,8 @@ async def test_in_a_rematch_the_other_player_chooses_first(tmp_path: Path) -> No
         ada, alan = links["ada"], links["alan"]
         await ada.ask(OpenTable(rated=False, matches=None))
         opened = await next_news(ada, goto)
-        await alan.ask(SitAt(opened.table))  # type: ignore[attr-defined]
+        assert isinstance(opened, GoTo)
+        await alan.ask(SitAt(opened.table))
         seats = [await at_table(opened), await at_table(await next_news(alan, goto))]
         choosers = []
         for rematch in range(3):

@@ -244,7 +244,7 @@ async def test_a_second_session_is_told_where_its_seat_is_and_takes_it_back(
         await next_news(again, said("You are playing at a table in another session"))
 
         await seats[0].close()  # her first session is lost: its seat waits for her
-        await wait_for(lambda: any(t.authority.away for t in club._tables.values()))
+        await wait_for(lambda: any(t.authority.away for t in club.tables.by_id.values()))
         await again.ask(QuickPair())  # p takes the seat back
         back = await next_news(again, goto)
         assert isinstance(back, GoTo) and back.table == opened.table

@@ -125,14 +125,14 @@ async def test_a_move_is_no_change_told_to_the_lobbies(tmp_path: Path) -> None:
         seats = [await at_table(opened), await at_table(await next_news(alan, goto))]
         await next_news(ada, lambda news: isinstance(news, Snapshot) and len(news.playing) == 1)
         told = 0
-        changed = club.changed
+        changed = club.publisher.changed
 
         def counted() -> None:
             nonlocal told
             told += 1
             changed()
 
-        club.changed = counted  # type: ignore[method-assign]
+        club.publisher.changed = counted  # type: ignore[method-assign]
         four, fifth = asyncio.Event(), asyncio.Event()
         players = asyncio.gather(*(play(s, i, four, fifth) for i, s in enumerate(seats)))
         await asyncio.wait_for(four.wait(), EVENT_LIMIT)
