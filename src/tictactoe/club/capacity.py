@@ -56,8 +56,8 @@ PLAYER_MEMORY: Final = 22 * MIB
 KEPT_MEMORY: Final = 256 * MIB
 """Memory left to the club's own process, its warm parent and the rest of the machine."""
 MOST_PLAYERS: Final = 500
-"""Players at once on any machine, however much memory it has: the most the club was measured
-with."""
+"""Players at once on any machine, however much memory it has: the most the club has been
+tried with (benchmarks/README.md)."""
 FEWEST_PLAYERS: Final = 2
 """Players at once on a machine with little memory: one match."""
 UNKNOWN_MEMORY_PLAYERS: Final = 64

@@ -478,7 +478,7 @@ def _mergeable() -> None:
     """Let the kernel merge this process's pages, and its games', with identical ones (KSM,
     `PR_SET_MEMORY_MERGE`, which a fork keeps): the pages a game copied from the warm parent
     and wrote back as they were, and the pages games have alike. Once the machine's owner has
-    turned KSM on, a game's own memory goes from 21 MiB to 6.5 (benchmarks/README.md, "Memory
+    turned KSM on, a game's own memory shrinks to about a third (benchmarks/README.md, "Memory
     per player"); with KSM off, or on a kernel older than 6.4 (which refuses it), nothing
     changes."""
     if sys.platform == "linux":

@@ -70,9 +70,8 @@ INPUT_BURST: Final = 2 * 1024 * 1024
 
 DOOR_INPUT_RATE: Final = 4 * 1024 * 1024
 """Bytes of input the door takes a second from all its sessions together, past a burst of
-twice as many: however many sessions flood at once, they cost the door and their games a fifth
-of a core or less each (eight floods through `serve`: the door 16 %, the games 18 % between
-them; one flood at its session's own 1 MB a second: 6 % and 4 %)."""
+twice as many: however many sessions flood at once, they cost the door and their games a small
+share of a core each (benchmarks/README.md has the figures)."""
 
 PLAIN: Final = "plain"
 """The command that asks for the game line by line."""
