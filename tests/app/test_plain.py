@@ -12,9 +12,11 @@ import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -210,9 +212,20 @@ def test_a_flood_of_lines_is_held_back_in_the_terminal_not_queued_in_the_game() 
     assert grown < 30 * 1024 * 1024, f"the game grew by {grown / 2**20:.0f} MiB"
     os.write(game.fd, b"\r")  # the end of the line the flood stopped in
     game.drain()
-    play(game, b"5\r", then="Ada (X) takes the centre, 5.", timeout=60)
+    play(game, b"5\r", then="Ada (X) takes the centre, 5.")
     os.write(game.fd, b"q\r")
     assert game.finish() == 0
+
+
+@contextlib.contextmanager
+def ended_on_failure(game: Terminal) -> Iterator[Terminal]:
+    """`game`, killed if the test fails while it runs (nobody would type its `q`)."""
+    try:
+        yield game
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(game.pid, signal.SIGKILL)
+        raise
 
 
 def said_lines(game: Terminal) -> list[str]:
@@ -220,14 +233,26 @@ def said_lines(game: Terminal) -> list[str]:
     return [line.rstrip("\r") for line in game.output.decode(errors="replace").split("\n")]
 
 
+def play_through(game: Terminal, steps: tuple[tuple[bytes, str], ...]) -> None:
+    """Type each step's lines at once, then wait for what the step is answered with; all the
+    game said is kept in `game.output`."""
+    said = b""
+    for typed, then in steps:
+        game.output = b""
+        os.write(game.fd, typed)
+        shown(game, then)
+        said += game.output
+    game.output = said
+
+
 def test_ctrl_c_leaves_the_line_mode_with_status_130_and_the_final_score() -> None:
-    game = Terminal("--plain", *HOT_SEAT)
-    shown(game, "Ada, choose X or O:")
-    os.write(game.fd, b"?\r")
-    shown(game, "Ctrl-C quits too, with status 130")  # `?` says so
-    os.write(game.fd, b"x\r5\r")
-    shown(game, "Ada (X) takes the centre, 5.")
-    os.write(game.fd, b"\x03")
+    with ended_on_failure(Terminal("--plain", *HOT_SEAT)) as game:
+        shown(game, "Ada, choose X or O:")
+        os.write(game.fd, b"?\r")
+        shown(game, "Ctrl-C quits too, with status 130")  # `?` says so
+        os.write(game.fd, b"x\r5\r")
+        shown(game, "Ada (X) takes the centre, 5.")
+        os.write(game.fd, b"\x03")
     assert game.finish() == 130
     assert b"Final score" in game.output and b"\x1b" not in game.output
 
@@ -241,17 +266,20 @@ def test_a_record_that_cannot_be_written_is_said_when_it_happens(tmp_path: Path)
     GameRecord(path).finish()  # the file made, as a game before this one left it
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
+    game = Terminal("--plain", "--player1", "Ada", "--player2", "Bob", "--record", str(path))
     try:
-        game = Terminal("--plain", "--player1", "Ada", "--player2", "Bob", "--record", str(path))
         shown(game, "Ada, choose X or O:")
         os.write(game.fd, b"x\r7\r4\r8\r5\r9\r")
-        shown(game, "1 finished match is kept", timeout=60)
+        shown(game, "1 finished match is kept")
         assert "Final score" not in game.output.decode(errors="replace")  # while playing
+    except BaseException:
+        os.kill(game.pid, signal.SIGKILL)
+        raise
     finally:
         holder.rollback()
         holder.close()
     os.write(game.fd, b"q\r")
-    assert game.finish(60) == 0
+    assert game.finish() == 0
     record = GameRecord(path)
     assert record.match_count() == 1
     record.close()
@@ -263,18 +291,19 @@ def test_a_whole_blind_session_names_a_match_the_score_the_record_and_a_replay(
     """As the README's transcript: everything asked and said in words, in the order typed."""
     path = tmp_path / "record.sqlite3"
     game = Terminal("--plain", "--record", str(path), "--delay", "0")
-    for typed, then in (
-        (b"Ada\r", "Player 2's name (Enter: Player 2):"),
-        (b"Bob\r", "Against whom?"),
-        (b"Bob\r", "Bob is no answer here: type p, e, m or h and Enter."),
-        (b"p\r", "Ada, choose X or O:"),
-        (b"x\r7\r4\r8\r5\r9\r", "Ada (X) 1, Bob (O) 0, draws 0; 1 match played."),
-        (b"r\r", "1. Ada (X) against Bob (O): Ada won in 5 moves."),
-        (b"p\r", "Ada (X) wins: 7, 8, 9, the top row."),
-    ):
-        game.output = b""
-        os.write(game.fd, typed)
-        shown(game, then)
+    with ended_on_failure(game):
+        play_through(
+            game,
+            (
+                (b"Ada\r", "Player 2's name (Enter: Player 2):"),
+                (b"Bob\r", "Against whom?"),
+                (b"Bob\r", "Bob is no answer here: type p, e, m or h and Enter."),
+                (b"p\r", "Ada, choose X or O:"),
+                (b"x\r7\r4\r8\r5\r9\r", "Ada (X) 1, Bob (O) 0, draws 0; 1 match played."),
+                (b"r\r", "1. Ada (X) against Bob (O): Ada won in 5 moves."),
+                (b"p\r", "Ada (X) wins: 7, 8, 9, the top row."),
+            ),
+        )
     os.write(game.fd, b"q\r")
     assert game.finish() == 0
     lines = said_lines(game)
