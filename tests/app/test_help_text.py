@@ -78,3 +78,10 @@ async def test_the_keys_that_move_between_the_mark_buttons_say_nothing(start: St
         assert "press X or O" not in ui.top_text("#notice")
         await ui.press("5")
         assert "press X or O" in ui.top_text("#notice")
+
+
+async def test_the_help_says_how_to_close_it_before_anything_else(start: Start) -> None:
+    """Someone who opened it by chance reads first how to leave it, with the keys it binds."""
+    opening = HELP_TEXT.read_text(encoding="utf-8").split("\n## ")[0]
+    assert "close" in opening.lower()
+    assert all(SPOKEN.get(key, f"`{key}`") in opening for key in ("escape", "q", "f1"))

@@ -213,10 +213,13 @@ async def test_recent_matches_newest_first_and_a_replay_step_by_step(
             ["Ada", "Bob", "X", "Draw", "9"],
         ]
 
-        await ui.press("enter")  # the newest: Bob's win
+        await ui.press("enter")  # the newest: Bob's win, from its start
         pane = replay(ui)
         assert screen(ui).tabs.active == "replay"
         assert ui.app.focused is pane
+        assert pane.step == 0 and pane.board.match == GameState.new()
+        assert marked_line(ui).startswith("▶ Start")
+        await ui.press("end")
         assert pane.step == 5
         assert marked_line(ui) == "▶ 5. Bob X top-right"
         assert "Bob (X) vs Ada (O)" in painted(pane.query_one("#replay-title"))
@@ -238,7 +241,7 @@ async def test_recent_matches_newest_first_and_a_replay_step_by_step(
 
         await ui.press("escape")  # back to the list, not out of the record
         assert screen(ui).tabs.active == "recent"
-        await ui.press("down", "enter")
+        await ui.press("down", "enter", "end")
         assert marked_line(ui) == "▶ 9. Ada O right"
         await ui.press("escape", "escape")
         assert isinstance(ui.app.screen, GameScreen)
@@ -512,7 +515,7 @@ async def test_the_replay_board_shows_all_nine_marks_down_to_the_smallest_size(
 ) -> None:
     config = keep(tmp_path, match(ADA, BOB, DRAW, 1))
     async with start(size=size, **HOT_SEAT, **config) as ui:
-        await ui.press("x", "s", "m", "enter")
+        await ui.press("x", "s", "m", "enter", "end")
         board = replay(ui).board
         assert board.is_on_screen
         for cell in board.cells:

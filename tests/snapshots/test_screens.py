@@ -461,7 +461,7 @@ def test_record_replay(snap_compare: Any, record_file: Path) -> None:
     assert snap_compare(
         with_record(record_file),
         terminal_size=SIZE,
-        run_before=pressing("x", "s", "m", "enter", "left", "left", shows=replaying(5)),
+        run_before=pressing("x", "s", "m", "enter", "end", "left", "left", shows=replaying(5)),
     )
 
 
@@ -471,7 +471,7 @@ def test_record_replay_at_80x24(snap_compare: Any, record_file: Path) -> None:
     assert snap_compare(
         with_record(record_file),
         terminal_size=(80, 24),
-        run_before=pressing("x", "s", "m", "enter", shows=replaying(7)),
+        run_before=pressing("x", "s", "m", "enter", "end", shows=replaying(7)),
     )
 
 
@@ -481,7 +481,7 @@ def test_record_replay_at_the_smallest_size(snap_compare: Any, record_file: Path
     assert snap_compare(
         with_record(record_file),
         terminal_size=(50, 16),
-        run_before=pressing("x", "s", "m", "enter", shows=replaying(7)),
+        run_before=pressing("x", "s", "m", "enter", "end", shows=replaying(7)),
     )
 
 

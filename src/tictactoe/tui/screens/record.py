@@ -362,7 +362,7 @@ class RecordScreen(InfoScreen):
         if match is None:
             return
         self._replay_from = "head-to-head" if table.id == "h2h-table" else "recent"
-        await self.query_one(ReplayPane).show(match)
+        await self.query_one(ReplayPane).show(match, from_start=True)  # as it was played
         await self._show_tab("replay")
 
     # Keys: priority bindings, acted on as each comes off the app's queue, in order.

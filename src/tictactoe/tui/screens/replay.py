@@ -66,6 +66,8 @@ class ReplayPane(TabPane, can_focus=True):
 
     def __init__(self) -> None:
         super().__init__("Replay", id="replay")
+        self._from_start = False
+        """Whether the match on show opened at its start (else at its last move)."""
         self._positions: tuple[GameState, ...] = ()
         """The board before the first move and after each one."""
         self._lines: list[str] = []
@@ -89,8 +91,9 @@ class ReplayPane(TabPane, can_focus=True):
     def on_mount(self) -> None:
         self.set_class(True, "-empty")
 
-    async def show(self, match: MatchRecord) -> None:
-        """Show `match` at its last move; the board is made the first time (not on opening)."""
+    async def show(self, match: MatchRecord, *, from_start: bool = False) -> None:
+        """Show `match` at its last move, or `from_start`, to be played through as it was; the
+        board is made the first time (not on opening)."""
         if not self.query("#replay-match"):
             board = Board(id="replay-board")
             board.can_focus = False
@@ -105,6 +108,7 @@ class ReplayPane(TabPane, can_focus=True):
                     id="replay-match",
                 )
             )
+        self._from_start = from_start
         self.match = match
 
     def watch_match(self, match: MatchRecord | None) -> None:
@@ -125,7 +129,7 @@ class ReplayPane(TabPane, can_focus=True):
         moves = self.moves
         moves.clear_options()
         moves.add_options([Option(self._line(index)) for index in range(len(self._lines))])
-        self.step = len(self._positions) - 1
+        self.step = 0 if self._from_start else len(self._positions) - 1
         self._show(self.step)
         if room is None:  # the list was just made: fit its lines once it has a width
             self.call_after_refresh(self._fit_moves)
