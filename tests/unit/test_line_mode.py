@@ -13,7 +13,7 @@ import pytest
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.narration import LINE
-from tictactoe.lines.play import play_lines
+from tictactoe.lines.play import LineSession, play_lines
 
 ADA_WINS = "x\n7\n4\n8\n5\n9\n"
 """Ada takes X and wins along the top row (keypad keys), Bob holding 4 and 5."""
@@ -169,3 +169,14 @@ def test_no_line_is_longer_than_80_characters_with_long_names(tmp_path: Path, na
     config = GameConfig(save=True, record_file=tmp_path / "record.sqlite3", computer_delay=0)
     lines = session(f"{name}\nZ{name}\np\n?\n" + ADA_WINS + "?\nb\ns\nr\np\nq\n", config)
     assert any(line.startswith("Recent match 1, ") for line in lines), lines
+
+
+def test_a_sentence_past_a_line_is_said_on_more_lines_and_lines_keep_their_shape() -> None:
+    out = io.StringIO()
+    session = LineSession(io.StringIO(""), out)
+    session.say("To join, paste one of these lines:\n  ssh -p 2222 CODE@192.0.2.10")
+    session.say("The game record " + "/folder" * 12 + "/record.sqlite3 could not be written.")
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["To join, paste one of these lines:", "  ssh -p 2222 CODE@192.0.2.10"]
+    assert lines[2] == "The game record"  # the path, too long for a line, stays whole
+    assert lines[3] == "/folder" * 12 + "/record.sqlite3"

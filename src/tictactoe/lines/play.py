@@ -103,10 +103,18 @@ class LineSession:
         self.lines.put_nowait(None)
 
     def say(self, text: str) -> None:
-        """Say `text`, on lines of `LINE` characters at most (a word longer than that, a
-        command to copy, stays whole)."""
-        lines = textwrap.wrap(text, LINE, break_long_words=False, break_on_hyphens=False)
-        self.out.write("".join(line + "\n" for line in lines or [""]))
+        """Say `text`, each of its lines as it is if it fits `LINE` characters, else on as
+        many lines as it takes (a word longer than that, a command to copy, stays whole)."""
+        lines = [
+            part
+            for line in text.splitlines() or [""]
+            for part in (
+                [line]
+                if len(line) <= LINE
+                else textwrap.wrap(line, LINE, break_long_words=False, break_on_hyphens=False)
+            )
+        ]
+        self.out.write("".join(line + "\n" for line in lines))
         self.out.flush()
 
     async def line(self) -> str | None:
