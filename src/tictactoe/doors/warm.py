@@ -461,7 +461,7 @@ def _run(argv: list[str]) -> int:
     return 0
 
 
-KSM_RUN: Final = Path("/sys/kernel/mm/ksm/run")
+KSM_RUN: Final[Path] = Path("/sys/kernel/mm/ksm/run")
 """Whether the kernel's same-page merging runs: 1 when it does (the machine owner's setting)."""
 
 
