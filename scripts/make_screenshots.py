@@ -33,12 +33,12 @@ from tictactoe.core.notices import Notice
 from tictactoe.core.series import ChooseMark, Intent, Play, Player, Series
 from tictactoe.host.invitation import Invitation
 from tictactoe.online.protocol import Ended, Refused, State, Welcome
+from tictactoe.play.seat_table import SeatTable
 from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.tui.app import TicTacToeApp
 from tictactoe.tui.online_app import JoinSetup, OnlineApp
 from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.tui.screens.online import InvitationScreen
-from tictactoe.tui.seat_table import SeatTable
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 SIZE = (100, 32)

@@ -23,8 +23,8 @@ from tictactoe.record.paths import default_record_path, is_database, path_proble
 if TYPE_CHECKING:
     from tictactoe.doors.relay_target import RelayTarget
     from tictactoe.host.hosting import HostConfig
+    from tictactoe.play.joining import JoinSetup
     from tictactoe.serve import ServeConfig
-    from tictactoe.tui.online_app import JoinSetup
 
 __all__ = [
     "build_parser",
@@ -380,7 +380,7 @@ def parse_online(argv: Sequence[str]) -> tuple[GameConfig, JoinSetup, HostConfig
     """What `tictactoe host` or `tictactoe join` was asked for (`argv` starts with the
     command); argparse exits on bad values."""
     from tictactoe.host.hosting import JOIN_CODE, JOIN_DOOR_KEY, HostConfig
-    from tictactoe.tui.online_app import JoinSetup
+    from tictactoe.play.joining import JoinSetup
 
     command, parser = argv[0], _parsers()[1][argv[0]]
     args = parser.parse_args(argv[1:])

@@ -9,9 +9,9 @@ from tictactoe.core.ai import CORNERS, Level
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.series import FirstMove
+from tictactoe.play.table import LocalTable
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
-from tictactoe.tui.table import LocalTable
 
 NUMPAD = KeyLayout.NUMPAD
 

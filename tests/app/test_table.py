@@ -24,9 +24,9 @@ from tictactoe.core.series import (
     SeriesError,
     Undo,
 )
+from tictactoe.play.table import Leaving, Table
 from tictactoe.tui.app import with_lines
 from tictactoe.tui.screens.game import GameScreen
-from tictactoe.tui.table import Leaving, Table
 
 SIZE = (100, 32)
 

@@ -22,7 +22,7 @@ import limits
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, Club
-from tictactoe.host.client import AuthorityLink
+from tictactoe.link.client import AuthorityLink
 from tictactoe.online.lobby import (
     AddKey,
     CloseTable,

@@ -14,7 +14,7 @@ from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, PUBLISH_AFTER, Club
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, Play
-from tictactoe.host.client import AuthorityLink
+from tictactoe.link.client import AuthorityLink
 from tictactoe.online.lobby import GoTo, LobbyNews, OpenTable, SitAt, Snapshot
 from tictactoe.online.protocol import State
 from tictactoe.record.club import ClubRecord

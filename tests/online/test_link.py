@@ -17,8 +17,8 @@ from tictactoe.core.codes import new_code
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, Play, SeriesError, Undo
 from tictactoe.doors.throttle import Throttle
-from tictactoe.host.client import AuthorityLink, LinkDenied, LinkError
-from tictactoe.host.server import (
+from tictactoe.link.client import AuthorityLink, LinkDenied, LinkError
+from tictactoe.link.server import (
     MAX_PENDING,
     NOT_FROM_A_DOOR,
     REFUSE_AFTER,
@@ -28,7 +28,7 @@ from tictactoe.host.server import (
 from tictactoe.online.authority import Authority
 from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
 from tictactoe.online.wire import MAX_MESSAGE, parse_server, to_json
-from tictactoe.tui.seat_table import SeatTable
+from tictactoe.play.seat_table import SeatTable
 
 CODE = "K7M4QX"
 TOKEN = "host-secret"
@@ -501,7 +501,7 @@ async def test_the_hosts_own_link_in_this_process_plays_as_a_websocket_does(
 
 
 class Told:
-    """A view of a seat's table that keeps what it is told (`tictactoe.tui.table.View`)."""
+    """A view of a seat's table that keeps what it is told (`tictactoe.play.table.View`)."""
 
     def __init__(self) -> None:
         self.said: list[str] = []

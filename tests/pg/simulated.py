@@ -29,7 +29,7 @@ from tictactoe.club.lobby import CLUB_TOKEN
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, NextMatch, Phase, Play, Series
 from tictactoe.doors.ssh.gate import Admission
-from tictactoe.host.client import AuthorityLink, LinkError
+from tictactoe.link.client import AuthorityLink, LinkError
 from tictactoe.online.lobby import (
     MAX_LOBBY_MESSAGE,
     GoTo,

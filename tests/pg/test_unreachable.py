@@ -26,7 +26,7 @@ from tictactoe.club.lobby import CLUB_TOKEN, Club
 from tictactoe.club.server import club_for
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, NextMatch, Phase, Play, Series
-from tictactoe.host.client import AuthorityLink
+from tictactoe.link.client import AuthorityLink
 from tictactoe.online.lobby import GoTo, OpenTable, SitAt, Snapshot
 from tictactoe.online.protocol import Ended, Hello, State
 from tictactoe.record.club_pg import PostgresClubRecord

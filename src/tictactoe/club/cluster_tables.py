@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tictactoe.club.registry_pg import ClubTable
-from tictactoe.host.server import AuthorityServer
+from tictactoe.link.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import TableRow
 

@@ -61,12 +61,12 @@ STARTING: Final = "Starting the club…"
 """Said before anything slow, so that the owner knows it has heard them."""
 MERGING_OFF: Final = (
     "KSM is off: each player takes about 22 MiB of memory here; with the kernel's KSM on, about"
-    ' 10 (README, "Running a club").'
+    " 10 (docs/club.md)."
 )
 """Said at the start where the kernel could merge the games' pages and does not."""
 MERGING_ON: Final = (
     "KSM is on: each player takes about 10 MiB of memory here once the kernel has merged their"
-    ' pages, 22 before (README, "Running a club").'
+    " pages, 22 before (docs/club.md)."
 )
 """Said at the start where the kernel merges the games' pages."""
 PLAYERS_LEAVE_WITHIN: Final = 1.0

@@ -1,7 +1,7 @@
 """One table of the club (`Table`): its authority and server, who opened it and who sat, and
 what each comer says hello with there (`Table.goto`).
 
-Each table is an `Authority` served by an `AuthorityServer` of its own (`tictactoe.host.server`):
+Each table is an `Authority` served by an `AuthorityServer` of its own (`tictactoe.link.server`):
 the opener holds seat 0 with the table's host token, the one who sits seat 1 with the table's
 door key, watchers come later with the same key. Only the lobby hands them out.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tictactoe.host.server import AuthorityServer
+from tictactoe.link.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import WATCHER_NAME, GoTo
 

@@ -41,7 +41,7 @@ from tictactoe.core.club_tables import (
 from tictactoe.core.codes import new_code
 from tictactoe.core.series import FinishedMatch, Series
 from tictactoe.doors.throttle import Throttle
-from tictactoe.host.server import AuthorityServer
+from tictactoe.link.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import GoTo, Said
 from tictactoe.online.protocol import State

@@ -46,7 +46,7 @@ from tictactoe.doors.ssh import SessionInfo, SshDoor, fingerprint, load_host_key
 from tictactoe.doors.throttle import Throttle
 from tictactoe.doors.web.code_gate import CodeGate
 from tictactoe.host.invitation import Invitation
-from tictactoe.host.server import AuthorityServer
+from tictactoe.link.server import AuthorityServer
 from tictactoe.online.authority import MAX_WATCHERS, Authority
 
 if TYPE_CHECKING:

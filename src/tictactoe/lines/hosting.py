@@ -16,16 +16,16 @@ from typing import Final, TextIO
 from tictactoe.config import GameConfig
 from tictactoe.core.names import DEFAULT_NAMES, clean_name, short
 from tictactoe.core.series import Series
-from tictactoe.host.client import LinkDenied
 from tictactoe.host.hosting import HostConfig, Hosting
 from tictactoe.host.invitation import Invitation
 from tictactoe.lines.online import SeatLines
 from tictactoe.lines.play import UNSAVED, plain_streams
+from tictactoe.link.client import LinkDenied
 from tictactoe.online.protocol import Hello
+from tictactoe.play.seat_table import SeatTable
 from tictactoe.process import signals_stop
 from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.report import tell_the_end
-from tictactoe.tui.seat_table import SeatTable
 
 __all__ = ["host_lines"]
 

@@ -19,14 +19,14 @@ from tictactoe.config import GameConfig
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.names import DEFAULT_NAMES
 from tictactoe.core.series import Series
-from tictactoe.host.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.lines.play import LineSession, plain_streams
 from tictactoe.lines.view import LineView
+from tictactoe.link.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.online.protocol import Ended, Hello
+from tictactoe.play.joining import JOIN_WITHIN, NOBODY_JOINED, JoinSetup
+from tictactoe.play.seat_table import SeatLink, SeatTable
 from tictactoe.process import signals_stop
 from tictactoe.report import tell_the_end
-from tictactoe.tui.online_app import JOIN_WITHIN, NOBODY_JOINED, JoinSetup
-from tictactoe.tui.seat_table import SeatLink, SeatTable
 
 __all__ = ["SeatLines", "join_lines"]
 

@@ -30,11 +30,11 @@ from tictactoe.core.narration import LINE
 from tictactoe.core.series import NameClash, Player, Series
 from tictactoe.lines.record import RecordWords
 from tictactoe.lines.view import LineView, reads_record
+from tictactoe.play.table import LocalTable
 from tictactoe.process import signals_stop, signals_wake
 from tictactoe.record import GameRecord, MatchRecord
 from tictactoe.report import tell_the_end
 from tictactoe.settings import SettingsStore
-from tictactoe.tui.table import LocalTable
 
 __all__ = ["LineSession", "plain_streams", "play_lines"]
 

@@ -32,7 +32,7 @@ from tictactoe.core.series import (
     Undo,
 )
 from tictactoe.lines.record import RecordWords, replay_number
-from tictactoe.tui.table import Table
+from tictactoe.play.table import Table
 
 __all__ = ["COMMANDS", "LineView", "reads_record"]
 
@@ -95,7 +95,7 @@ class LineView:
         """The last notice the table told, in its shortest wordings: a table that tells it
         again (a state sent anew, the count of a dropped link's grace) is not repeated."""
 
-    # What the table tells (`tictactoe.tui.table.View`).
+    # What the table tells (`tictactoe.play.table.View`).
 
     def show(self, series: Series, notice: Notice) -> None:
         before = self._shown

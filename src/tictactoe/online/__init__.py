@@ -1,6 +1,6 @@
 """Online play's pure part: the authority of a shared series and the messages that reach it.
 
-No socket, no clock of its own: `tictactoe.host` serves it, `tictactoe.tui.seat_table` speaks
+No socket, no clock of its own: `tictactoe.link` serves it, `tictactoe.play.seat_table` speaks
 to it, and `tests/unit/test_core_is_pure.py` fences this folder as it fences `tictactoe.core`.
 
 - `authority`: who holds which seat, and the one place the shared series changes;

@@ -31,6 +31,7 @@ from tictactoe.config import GameConfig
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.labels import side_by_side
 from tictactoe.core.series import Series
+from tictactoe.play.table import LocalTable
 from tictactoe.process import signals_wake
 from tictactoe.served import is_served
 from tictactoe.settings import SettingsStore
@@ -38,7 +39,6 @@ from tictactoe.tui.dismissal import Palette
 from tictactoe.tui.pointer import on_a_widget_gone
 from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
-from tictactoe.tui.table import LocalTable
 from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 if TYPE_CHECKING:

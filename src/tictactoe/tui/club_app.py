@@ -24,15 +24,15 @@ from tictactoe.core.club import LEAVING_RULE
 from tictactoe.core.labels import side_by_side
 from tictactoe.core.names import NAME_WIDTH
 from tictactoe.core.series import Series
-from tictactoe.host.client import AuthorityLink, LinkError
+from tictactoe.link.client import AuthorityLink, LinkError
 from tictactoe.online.lobby import Farewell, GoTo, KeyWord, LobbyAsk, LobbyNews, Said, Snapshot
 from tictactoe.online.protocol import Hello
+from tictactoe.play.seat_table import SeatTable
+from tictactoe.play.table import Leaving
 from tictactoe.tui.app import TicTacToeApp, write_crash_log
 from tictactoe.tui.screens.add_key import AddKeyScreen
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.lobby import LobbyScreen
-from tictactoe.tui.seat_table import SeatTable
-from tictactoe.tui.table import Leaving
 
 __all__ = ["ClubApp", "ClubSetup", "Lobby", "play_at_club"]
 

@@ -1,6 +1,6 @@
 """The game screen: it shows the series its table gives, and turns what people do into intents.
 
-It plays at a `Table` (`tictactoe.tui.table`): a `LocalTable` when the series lives in this process,
+It plays at a `Table` (`tictactoe.play`): a `LocalTable` when the series lives in this process,
 a `SeatTable` when it lives in the host's authority online. Every game key is a priority
 binding, so Textual runs its action as the key comes off the app's queue, in the order typed;
 the action turns the key into an intent (`Play`, `Undo`…) and gives it to the table at once,
@@ -36,7 +36,7 @@ from tictactoe.core.series import (
     SeriesError,
     Undo,
 )
-from tictactoe.tui.table import Table
+from tictactoe.play.table import Table
 from tictactoe.tui.widgets.board import Board
 from tictactoe.tui.widgets.history import MoveHistory
 from tictactoe.tui.widgets.scoreboard import Scoreboard
@@ -185,7 +185,7 @@ class GameScreen(MinimumSize, Screen[None]):
     def on_screen_resume(self) -> None:
         self.board.focus()
 
-    # What the table tells (`tictactoe.tui.table.View`).
+    # What the table tells (`tictactoe.play.table.View`).
 
     def show(self, series: Series, notice: Notice) -> None:
         if self._aim is not None:
