@@ -17,21 +17,23 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 import limits
+import tictactoe.play.joining
 import tictactoe.tui.app
 import tictactoe.tui.online_app
 from limits import EVENT_LIMIT
 from tictactoe.config import GameConfig
 from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, Intent, Play, Series
-from tictactoe.host.client import AuthorityLink
 from tictactoe.host.hosting import HostConfig, Hosting
+from tictactoe.link.client import AuthorityLink
 from tictactoe.online.authority import MAX_WATCHERS
 from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
-from tictactoe.tui.online_app import JoinSetup, OnlineApp
+from tictactoe.play.joining import JoinSetup
+from tictactoe.play.seat_table import REFUSAL_SHOWN, SeatTable
+from tictactoe.tui.online_app import OnlineApp
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
-from tictactoe.tui.seat_table import REFUSAL_SHOWN, SeatTable
 
 SIZE = (100, 32)
 
@@ -349,7 +351,7 @@ async def test_a_friend_who_never_gives_a_name_is_let_go(
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: isinstance(app.screen, JoinScreen))
             await settle(pilot, lambda: app.return_code is not None)
-        assert app.farewell == tictactoe.tui.online_app.NOBODY_JOINED
+        assert app.farewell == tictactoe.play.joining.NOBODY_JOINED
     finally:
         await hosting.stop("The test is over.")
 
@@ -433,6 +435,9 @@ class Nowhere:
         pass
 
     async def leave(self) -> None:
+        pass
+
+    async def close(self) -> None:
         pass
 
     def __aiter__(self) -> Nowhere:

@@ -27,10 +27,11 @@ from tictactoe.core.notices import Notice
 from tictactoe.core.series import ChooseMark, Play, Series
 from tictactoe.host.invitation import Invitation
 from tictactoe.online.protocol import Away, State
-from tictactoe.tui.online_app import JoinSetup, OnlineApp
+from tictactoe.play.joining import JoinSetup
+from tictactoe.play.seat_table import SeatTable
+from tictactoe.tui.online_app import OnlineApp
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
-from tictactoe.tui.seat_table import SeatTable
 
 SIZE: Final = (100, 32)
 

@@ -4,7 +4,9 @@
   draws, talks to a network, a file or a process: proven by importing every module of both
   folders in a fresh interpreter (a check inside this process would prove nothing: pytest's
   plugins and other tests have imported half the world already);
-- only `tictactoe.tui` and `tictactoe.adapters` import Textual;
+- only `tictactoe.tui` and `tictactoe.adapters` import Textual, and the line view (`lines`) and
+  the tables it plays at (`play`) load none, however far round: `tictactoe join --plain` runs
+  without it;
 - no module imports another that imports it back, however far round, and no folder imports
   one drawn above it in `LAYERS`: read from the source's own import statements.
 """
@@ -12,12 +14,15 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tictactoe.host.hosting import JOIN_CODE
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "tictactoe"
@@ -42,8 +47,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("options",),
     ("tui", "lines"),
+    ("play",),
     ("config",),
     ("settings", "host", "serve", "club"),
+    ("link",),
     ("doors",),
     ("adapters",),
     ("report", "record", "process", "online"),
@@ -113,9 +120,9 @@ print(",".join(leaked) or "clean")
 """
 
 
-def probe(*names: str, first: str = "") -> str:
+def probe(*names: str, first: str = "", forbidden: tuple[str, ...] = FORBIDDEN) -> str:
     result = subprocess.run(
-        [sys.executable, "-c", first + PROBE.format(forbidden=FORBIDDEN), *names],
+        [sys.executable, "-c", first + PROBE.format(forbidden=forbidden), *names],
         capture_output=True,
         text=True,
         check=False,
@@ -134,6 +141,39 @@ def test_the_core_and_pure_online_play_import_no_screen_network_file_or_process(
 def test_the_probe_would_see_a_forbidden_module_if_it_were_imported() -> None:
     leaked = probe("tictactoe.core.engine", first="import textual.app, sqlite3\n").split(",")
     assert "textual.app" in leaked and "sqlite3" in leaked
+
+
+def test_the_line_view_and_its_tables_load_no_textual() -> None:
+    names = [name for folder in ("lines", "play") for name, _ in modules(PACKAGE / folder)]
+    assert "tictactoe.lines.online" in names and "tictactoe.play.seat_table" in names
+    assert probe(*names, forbidden=("textual",)) == "clean"
+
+
+PLAIN_JOIN = """
+import sys
+from tictactoe.cli import main
+status = main(["join", "--plain", "--link", "ws://127.0.0.1:1/"])
+loaded = sorted(m for m in sys.modules if m.split(".")[0] == "textual")
+print(status, f"{len(loaded)} of Textual's modules, from {loaded[:3]}" if loaded else "clean")
+"""
+
+
+def test_joining_line_by_line_loads_no_textual() -> None:
+    """`tictactoe join --plain` as a door runs it, to a host that has gone: it asks the name,
+    finds nobody, says so and ends, and Textual was never loaded."""
+    result = subprocess.run(
+        [sys.executable, "-c", PLAIN_JOIN],
+        input="Bob\n",
+        env={**os.environ, JOIN_CODE: "ABCD"},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    said = result.stdout + result.stderr
+    assert result.returncode == 0, said
+    assert "cannot be reached" in said, said
+    assert said.rstrip().rsplit("\n", 1)[-1] == "0 clean", said
 
 
 def test_only_the_tui_and_the_adapters_import_textual() -> None:

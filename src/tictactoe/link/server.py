@@ -31,7 +31,7 @@ from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 from tictactoe.core.series import Intent
 from tictactoe.doors.bounds import Bucket
 from tictactoe.doors.throttle import Throttle
-from tictactoe.host.client import LinkDenied, LinkError
+from tictactoe.link.client import LinkDenied, LinkError
 from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
 from tictactoe.online.protocol import (
     Act,

@@ -20,7 +20,7 @@ from typing import Final, Protocol
 from tictactoe.core.notices import Notice
 from tictactoe.core.seats import act, away_notice, check_hint, chooses_now
 from tictactoe.core.series import Intent, Series, SeriesError
-from tictactoe.host.client import LinkError
+from tictactoe.link.client import LinkError
 from tictactoe.online.protocol import (
     Act,
     AskHint,
@@ -31,7 +31,7 @@ from tictactoe.online.protocol import (
     State,
     Welcome,
 )
-from tictactoe.tui.table import Leaving, Table
+from tictactoe.play.table import Leaving, Table
 
 __all__ = ["REFUSAL_SHOWN", "SeatLink", "SeatTable"]
 
@@ -57,6 +57,9 @@ class SeatLink(Protocol):
     async def ask_hint(self) -> None: ...
 
     async def leave(self) -> None: ...
+
+    async def close(self) -> None:
+        """Close the link without leaving: this seat is then away."""
 
     def __aiter__(self) -> AsyncIterator[State | Refused | Ended]: ...
 

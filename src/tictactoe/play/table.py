@@ -1,12 +1,13 @@
-"""What a game screen plays at: a table takes a person's intents and tells the screen what to show.
+"""What a view plays at: a table takes a person's intents and tells the view what to show.
 
 - `LocalTable`: the series lives here, in this process (hot seat, against the computer): it
   applies each intent, and gives the computer its pause before it acts;
-- `SeatTable` (`tictactoe.tui.seat_table`): one seat of a series that lives in the host's
+- `SeatTable` (`tictactoe.play.seat_table`): one seat of a series that lives in the host's
   authority (online).
 
-One `GameScreen` plays at either: it turns keys and clicks into intents and draws what its
-table shows. A table decides nothing the core does not (`Series`, `tictactoe.core.seats`).
+One `GameScreen` (`tictactoe.tui`), or one `LineView` (`tictactoe.lines`), plays at either: it
+turns keys, clicks or typed lines into intents and shows what its table tells. A table decides
+nothing the core does not (`Series`, `tictactoe.core.seats`).
 """
 
 from __future__ import annotations

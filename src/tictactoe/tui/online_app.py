@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
@@ -20,42 +19,19 @@ from rich.console import RenderableType
 from tictactoe.config import GameConfig
 from tictactoe.core.names import DEFAULT_NAMES, clean_name, short
 from tictactoe.core.series import Series
-from tictactoe.host.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.host.invitation import Invitation
-from tictactoe.host.server import HostLink
+from tictactoe.link.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.online.protocol import Hello
+from tictactoe.play.joining import JOIN_WITHIN, NOBODY_JOINED, JoinSetup
+from tictactoe.play.seat_table import SeatLink, SeatTable
 from tictactoe.tui.app import TicTacToeApp, write_crash_log
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.online import InvitationScreen, JoinScreen
-from tictactoe.tui.seat_table import SeatTable
 
 if TYPE_CHECKING:
     from tictactoe.host.hosting import Hosting
 
-__all__ = ["JoinSetup", "OnlineApp"]
-
-JOIN_WITHIN = 180.0
-"""Seconds a friend's game waits for a name before it ends: a door left open with nobody at it
-holds no game for long."""
-
-NOBODY_JOINED = "Nobody joined in time: this game has closed. Open the door again to join."
-
-
-@dataclass(frozen=True, slots=True)
-class JoinSetup:
-    """How this seat reaches the series."""
-
-    link_url: str = ""
-    """The authority's loopback websocket (a friend's seat); empty for the host, whose
-    doors are opened by this app."""
-    code: str | None = None
-    """The series' code, as the door that started this game carried it."""
-    door_key: str | None = None
-    """The doors' key, as the door that started this game carried it."""
-    peer: str = "127.0.0.1"
-    """The address the friend came from, as the door saw it (for the throttle and logs)."""
-    host: Callable[[str], Awaitable[Hosting]] | None = None
-    """For the host: opens the doors for a series hosted under this name."""
+__all__ = ["OnlineApp"]
 
 
 class OnlineApp(TicTacToeApp):
@@ -66,7 +42,7 @@ class OnlineApp(TicTacToeApp):
         self.setup = setup
         self.hosting: Hosting | None = None
         """The doors and the authority, in the host's app once they are open."""
-        self.link: AuthorityLink | HostLink | None = None
+        self.link: SeatLink | None = None
         self.farewell = ""
         """The sentence that ended the series, printed before the final score."""
         self.seat: SeatTable | None = None
@@ -158,7 +134,7 @@ class OnlineApp(TicTacToeApp):
 
     # At the table.
 
-    async def _sit(self, link: AuthorityLink | HostLink) -> None:
+    async def _sit(self, link: SeatLink) -> None:
         """Once the link brings a series (the host's invitation stays up until a friend joins),
         its table plays it on the game screen, until the series ends."""
         invite = self.action_invite if self.hosting is not None else None
