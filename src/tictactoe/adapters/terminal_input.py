@@ -1,4 +1,4 @@
-"""Textual's drivers end their input on one bad byte and queue input unbounded; drop when fixed.
+"""Textual's input parser dies on one bad byte and types out what it cannot read; drop when fixed.
 
 Textual's Linux and web drivers decode what the terminal sends as strict UTF-8 and feed it to
 `XTermParser`, whose generator dies on a sequence it cannot turn into a key (a code point past
@@ -7,8 +7,7 @@ one invalid byte (a Latin-1 terminal's "é") or one malformed sequence ends the 
 and with it the game. The parser types out as keys what it does not know: a DCS string's `q`
 (`ESC P q ESC \\`, or a terminal's own DECRQSS reply) quits the game, an OSC left open plays its
 digits. A bracketed paste that never ends takes every key after it, `ctrl+q` included, and a
-long paste is read one character at a time. And the input thread posts every event at once to
-the app's queue, so a flood of input grows the game's memory without bound.
+long paste is read one character at a time.
 
 `KeyReader` turns bytes into Textual's events as those drivers do, except that:
 
@@ -34,30 +33,10 @@ the app's queue, so a flood of input grows the game's memory without bound.
   an arrow) ends a paste that lost its end: the paste is dropped, the key counts, and so does a
   key typed after it, as after a string. A paste that stops arriving without its end is dropped
   once `PASTE_PAUSE` passes;
-- `keep_up` holds the input thread back while the app is behind: once many events wait, the
-  thread stops reading until the app has handled them (a key goes from the app to the focused
-  widget and up through its parents, so the wait follows that same path). What is not read stays
-  in the terminal, and the sender is slowed by the terminal's own flow control: nothing typed is
-  lost, and nothing grows without bound;
-- input that had to be held back so, having come faster than `FLOOD_RATE`, is a flood (a paste
-  into a terminal without bracketed paste, garbage, a storm of the pointer's reports): no person
-  types so fast, and a held key or the mouse moved about is no flood however long it goes on.
-  So is a read of more characters than a person types ahead, from its first (a bracketed paste
-  and the pointer's reports aside: those pile up when the mouse moves while the game is busy).
-  Until the input pauses, of the keys in a flood (and its bracketed pastes) only the last
-  counts, once it pauses (it may be the key the person pressed after the paste, which came in
-  behind it); of the terminal's other reports (focus, size) only the last of each; the
-  pointer's reports are dropped. So a flood costs the app a few events however long it is (a
-  megabyte of keys the board binds, a hint asked for or the cursor moved each: taken in under a
-  second, where each acting took three minutes; a megabyte of tiny bracketed pastes: at once,
-  where each took 9 s in all; 10 MB of invalid UTF-8 and malformed sequences: taken in 3 s,
-  where an event for each part took over 40), and a move typed after it counts at once. A
-  sequence's parameters are read a run at a time, and a sequence found to be a key, a report or
-  unknown to the parser is not asked of it again (a flood repeats the same few);
-- the terminal's reports of the pointer's moves, of focus and of its size are paced
-  (`REPORT_GAP`): the latest of those that come within the gap is handed out once it is over, a
-  click dropping a move kept from before it. Each can be a redraw (a hover, the focused look):
-  a stream of them under the flood's pace kept a game at a full core on 1 KB a second.
+- a flood of input and the terminal's stream of reports are held back and paced by
+  `InputPace` (see `input_flood`): nothing grows without bound, and a key typed after a flood
+  counts at once. A sequence's parameters are read a run at a time, and a sequence found to be a
+  key, a report or unknown to the parser is not asked of it again (a flood repeats the same few).
 
 Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract.py`):
 `textual._xterm_parser.XTermParser`, its `feed` and `tick`, and what it learns of the terminal
@@ -66,12 +45,11 @@ Private parts of Textual relied on (pinned by `tests/unit/test_adapters_contract
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 import time
 from codecs import getincrementaldecoder
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from textual import events
@@ -79,9 +57,18 @@ from textual._xterm_parser import XTermParser
 from textual.constants import ESCAPE_DELAY
 from textual.message import Message
 
+from tictactoe.adapters.input_flood import (
+    FLOOD_RATE,
+    MAX_BEHIND,
+    MOST_TYPED_AT_ONCE,
+    REPORT_GAP,
+    InputPace,
+    Kept,
+    kind_of_report,
+)
+
 if TYPE_CHECKING:
     from textual.app import App
-    from textual.dom import DOMNode
 
 __all__ = [
     "FLOOD_RATE",
@@ -89,19 +76,9 @@ __all__ = [
     "MAX_BEHIND",
     "MOST_TYPED_AT_ONCE",
     "PASTE_PAUSE",
+    "REPORT_GAP",
     "KeyReader",
 ]
-
-MAX_BEHIND: Final = 256
-"""Input events the app may have waiting before the input thread waits for it."""
-
-FLOOD_RATE: Final = 512
-"""Input events a second past which the input is a flood: a held key repeats at 30 a second, a
-mouse moved about reports at most a few hundred a second, and only for a moment."""
-
-MOST_TYPED_AT_ONCE: Final = 256
-"""Characters that come in one read as typed ahead (a person's keys while the game was busy, a
-sequence or two): more is a paste or garbage, a flood from its first character."""
 
 LONGEST_PASTE: Final = 65536
 """Characters of a paste kept (far more than any field of the game takes); the rest is dropped."""
@@ -134,11 +111,8 @@ _PARAMETERS: Final = re.compile(r"[\x20-\x3f]+")
 _SEEN_KEPT: Final = 256
 """Sequences found to be a key, a report of the terminal or unknown to the parser, kept so as not
 to ask it again (a flood repeats the same few): at most this many, then forgotten all at once."""
-_KEY, _FOCUS, _UNKNOWN = "key", "focus", "unknown"
+_KEY, _UNKNOWN = "key", "unknown"
 """What a sequence was found to be."""
-REPORT_GAP: Final[dict[object, float]] = {events.MouseMove: 1 / 60, _FOCUS: 0.1, events.Resize: 0.1}
-"""Seconds between two reports of the pointer's moves, of focus or of the size handed to the app,
-at least: the latest of those that come between is handed out once the gap is over."""
 _POINTER: Final = "\x1b[<"
 """How a report of the pointer begins (SGR mouse reporting, the one Textual asks for)."""
 _POINTER_REPORTS: Final = re.compile(r"\x1b\[<[0-9;]*[Mm]")
@@ -156,15 +130,6 @@ _LEFT_OPEN: Final = frozenset((_STRING, _STRING_CUT, _PASTE))
 """Where a key typed ends what is left open: a string or a paste that lost its end."""
 _KEY_READ: Final = 3
 """Characters a read may have and be keys typed (one a read, two or three pressed together)."""
-
-_LONGEST_WAIT: Final = 10.0
-"""Seconds the input thread waits for the app at most: a wait never becomes a hang."""
-
-_SEND_AGAIN: Final = 1.0
-"""Seconds the input thread waits for the app's answer before asking again."""
-
-_WAIT_STEP: Final = 0.1
-"""Seconds between looks at whether the app is ending, while the input thread waits."""
 
 
 class KeyReader:
@@ -184,25 +149,21 @@ class KeyReader:
         """The last character read."""
         self._since = 0.0
         """When the reader last took a character, or last changed state on a pause."""
-        self.behind = 0
-        """Events handed out since the app last caught up."""
-        self._caught_up_at = time.monotonic()
-        """When the app last caught up (or the reader began)."""
-        self._flooding = False
-        """Whether the input is a flood (the app fell behind it, coming faster than a person
-        types, or a read held more than a person types ahead), and it has not paused since."""
-        self._told_at: dict[object, float] = {}
-        """When a report of each kind was last handed out."""
-        self._reports: dict[object, str | Message] = {}
-        """The last of each kind of the terminal's reports in a flood (focus gained or lost, its
-        size, its answers), handed out once it pauses: each may cost the app a redraw."""
-        self._held: str | Message | None = None
-        """The last key of a flood (its characters, or its event; a paste counts as a key),
-        handed out once it pauses."""
+        self._pace = InputPace()
+        """How far the app is behind, whether the input is a flood, and what is kept back."""
         self._seen: dict[tuple[str, bool], object] = {}
         """Sequences found to be a key, a report of the terminal (of which kind) or unknown to
         the parser, with its mouse reporting in pixels or not then (the one thing it learns that
         changes how it reads a sequence)."""
+
+    @property
+    def behind(self) -> int:
+        """Events handed out since the app last caught up."""
+        return self._pace.behind
+
+    @property
+    def _flooding(self) -> bool:
+        return self._pace.flooding
 
     @property
     def pasting(self) -> bool:
@@ -221,7 +182,7 @@ class KeyReader:
             self._state = _TEXT  # a paste or a string that lost its end: dropped; the key counts
             self._paste, self._pasted = [], 0
         if len(text) > MOST_TYPED_AT_ONCE and self._typed_length(text) > MOST_TYPED_AT_ONCE:
-            self._flooding = True
+            self._pace.flooding = True
         position, end = 0, len(text)
         while position < end:
             if self._state == _CSI and (parameters := _PARAMETERS.match(text, position)):
@@ -281,7 +242,7 @@ class KeyReader:
     def _typed_run(self, run: str) -> Iterator[Message]:
         """Characters typed, each a key: in a flood, only the last is kept."""
         if self._flooding:
-            self._held = run[-1]
+            self._pace.held = run[-1]
             return
         for character in run:
             yield from self._parse(character)
@@ -300,7 +261,7 @@ class KeyReader:
             if character == ESC:
                 self._state = _ESCAPE
             elif self._flooding:
-                self._held = character
+                self._pace.held = character
             else:
                 yield from self._parse(character)
         elif state == _ESCAPE:
@@ -370,9 +331,9 @@ class KeyReader:
             return
         if kind is not None and self._flooding:  # kept to be read once the flood pauses
             if kind == _KEY:
-                self._held = sequence
+                self._pace.held = sequence
             else:
-                self._reports[kind] = sequence
+                self._pace.reports[kind] = sequence
             return
         found = [event for part in sequence for event in self._parse(part)]
         if not found:  # unknown to the parser, which would type it out later: dropped
@@ -382,41 +343,15 @@ class KeyReader:
         if all(isinstance(event, events.Key) for event in found):
             self._see(known, _KEY)
         elif len(found) == 1 and not isinstance(found[0], events.MouseEvent):
-            self._see(known, _kind_of_report(found[0]))
+            self._see(known, kind_of_report(found[0]))
         if not self._flooding:
-            yield from self._paced(found)
+            yield from self._pace.paced(found, time.monotonic())
             return
         for event in found:  # a flood's keys: the last is kept; the pointer's: dropped
             if isinstance(event, events.Key):
-                self._held = event
+                self._pace.held = event
             elif not isinstance(event, events.MouseEvent):
-                self._reports[_kind_of_report(event)] = event
-
-    def _paced(self, found: list[Message]) -> Iterator[Message]:
-        """`found`, except a report of the pointer's moves, of focus or of the size that comes
-        within `REPORT_GAP` of the last of its kind: kept, the latest, for when the gap is over
-        (a report that moves the pointer's hover, or focus, is a redraw: a stream of them kept the
-        game busy at a few hundred bytes a second)."""
-        now = time.monotonic()
-        for event in found:
-            kind = _kind_of_report(event)
-            if kind not in REPORT_GAP:
-                if isinstance(event, events.MouseEvent):  # the pointer is where this one says
-                    self._reports.pop(events.MouseMove, None)
-                yield event
-            elif now - self._told_at.get(kind, -math.inf) < REPORT_GAP[kind]:
-                self._reports[kind] = event
-            else:
-                self._told_at[kind] = now
-                yield event
-
-    def _due(self, now: float) -> Iterator[Message]:
-        """The reports kept whose gap is over."""
-        for kind, report in list(self._reports.items()):
-            if now - self._told_at.get(kind, -math.inf) >= REPORT_GAP.get(kind, 0):
-                del self._reports[kind]
-                self._told_at[kind] = now
-                yield from self._hand_out(report)
+                self._pace.reports[kind_of_report(event)] = event
 
     def _see(self, known: tuple[str, bool], kind: object) -> None:
         if len(self._seen) >= _SEEN_KEPT:
@@ -453,33 +388,25 @@ class KeyReader:
         return parser
 
     def _typed(self, event: Message) -> Iterator[Message]:
-        self.behind += 1
+        self._pace.behind += 1
         yield event
 
     def _key(self, key: events.Key | events.Paste) -> Iterator[Message]:
         """A key or a paste the reader made itself: handed out, or in a flood kept as its last
         key."""
         if self._flooding:
-            self._held = key
+            self._pace.held = key
         else:
             yield from self._typed(key)
 
-    def _release(self) -> Iterator[Message]:
-        """The flood has paused: the last of each of its reports, then its last key."""
-        reports, self._reports = self._reports, {}
-        now = time.monotonic()
-        self._told_at.update(dict.fromkeys(reports, now))
-        held, self._held = self._held, None
-        for kept in (*reports.values(), held):
-            yield from self._hand_out(kept)
-
-    def _hand_out(self, kept: str | Message | None) -> Iterator[Message]:
+    def _hand_out(self, kept: Iterator[Kept]) -> Iterator[Message]:
         """What was kept back: a sequence's characters, read now, or an event."""
-        if isinstance(kept, str):
-            for part in kept:
-                yield from self._parse(part)
-        elif kept is not None:
-            yield from self._typed(kept)
+        for each in kept:
+            if isinstance(each, str):
+                for part in each:
+                    yield from self._parse(part)
+            else:
+                yield from self._typed(each)
 
     def _parse(self, character: str) -> Iterator[Message]:
         try:
@@ -488,7 +415,7 @@ class KeyReader:
             self._parser = self._fresh_parser()
             self._state = _TEXT
             return
-        self.behind += len(events_)
+        self._pace.behind += len(events_)
         yield from events_
 
     def tick(self) -> Iterator[Message]:
@@ -497,10 +424,9 @@ class KeyReader:
         now = time.monotonic()
         quiet = now - self._since
         if not self._flooding:
-            yield from self._due(now)
+            yield from self._hand_out(self._pace.due(now))
         if quiet >= ESCAPE_DELAY:
-            self._flooding = False
-            yield from self._release()
+            yield from self._hand_out(self._pace.release(now))
             state = self._state
             if state == _ESCAPE:
                 self._state = _TEXT
@@ -522,57 +448,15 @@ class KeyReader:
         except Exception:
             self._parser = self._fresh_parser()
             return
-        self.behind += len(found)
+        self._pace.behind += len(found)
         yield from found
 
     def keep_up(self, app: App[Any], ending: threading.Event) -> None:
-        """In the input thread: when many events wait, wait until `app` has handled them (or
-        `ending` is set). If they came faster than `FLOOD_RATE`, the input is a flood, until it
-        pauses."""
-        if self.behind < MAX_BEHIND:
-            return
-        fast = self.behind > FLOOD_RATE * (time.monotonic() - self._caught_up_at)
-        give_up = time.monotonic() + _LONGEST_WAIT
-        while time.monotonic() < give_up:
-            caught_up = threading.Event()
-            if not app.call_later(_after_input, app, caught_up.set):
-                return  # the app is closing: nothing to wait for
-            # A widget removed before it handles the call (a dialog closing) loses it: after a
-            # while, the call is sent again, along the path a key would take now.
-            again = time.monotonic() + _SEND_AGAIN
-            while not caught_up.wait(_WAIT_STEP):
-                if ending.is_set():
-                    return
-                if time.monotonic() >= again:
-                    break
-            else:
-                self._flooding = self._flooding or fast
-                break
-        self.behind = 0  # caught up, or the app is stuck elsewhere: the reading goes on
-        self._caught_up_at = time.monotonic()
+        """In the input thread: wait for `app` while it is behind (`InputPace.keep_up`)."""
+        self._pace.keep_up(app, ending)
 
 
 def _typed_key(text: str) -> bool:
     """Whether the read `text` is keys typed: a few characters and no control character (a
     terminal writes a string, or a paste, at once, and the rest of one comes with its end)."""
     return len(text) <= _KEY_READ and _PLAIN.fullmatch(text) is not None
-
-
-def _kind_of_report(event: Message) -> object:
-    """What a report of the terminal tells of (of which a flood keeps the last): focus gained or
-    lost is one thing, each other report its own."""
-    return _FOCUS if isinstance(event, events.AppFocus | events.AppBlur) else type(event)
-
-
-def _after_input(app: App[Any], done: Callable[[], None]) -> None:
-    """Call `done` once the widgets a key goes to have handled what they were sent before."""
-    target: DOMNode = app.focused or app.screen
-    _hop([target, *(node for node in target.ancestors if node is not app)], done)
-
-
-def _hop(path: list[DOMNode], done: Callable[[], None]) -> None:
-    if not path:
-        done()
-        return
-    if not path[0].call_later(_hop, path[1:], done):
-        done()  # that widget has gone: nothing waits there
