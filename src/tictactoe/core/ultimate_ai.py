@@ -58,7 +58,11 @@ CENTRE: Final = 4
 EXPLORATION: Final = 0.9
 """The weight of the exploration term in the tree's choice of a child (UCB1's constant)."""
 
-ITERATIONS: Final = 16000
+DRAW: Final = 0.4
+"""What a draw is worth to the side the search plays for (its opponent counts it 0.6): a
+little less than half a win, so that it keeps playing for a win while one is in reach."""
+
+ITERATIONS: Final = 20000
 """Playouts per move of the hard level: about as many as fit in well under a second."""
 
 
@@ -256,6 +260,8 @@ def _search(state: UltimateState, rng: random.Random, iterations: int) -> _Node:
         # The playout: take a small board whenever possible, else a random cell.
         if node.proven is not None:
             result = node.proven
+            if result == 0.5:
+                result = DRAW if mover == 0 else 1.0 - DRAW
         else:
             while winner < 0:
                 if forced >= 0:
@@ -288,7 +294,10 @@ def _search(state: UltimateState, rng: random.Random, iterations: int) -> _Node:
                     break
                 forced = -1 if closed >> c & 1 else c
                 side ^= 1
-            result = 0.5 if winner == 2 else (1.0 if winner == mover else 0.0)
+            if winner == 2:
+                result = DRAW if mover == 0 else 1.0 - DRAW
+            else:
+                result = 1.0 if winner == mover else 0.0
         _backup(node, result)
     return root
 
@@ -319,7 +328,8 @@ class Estimate(NamedTuple):
     move: int
     """The move it would make."""
     value: float
-    """The expected result of that move for the mark to move: 1 a win, ½ a draw, 0 a loss."""
+    """The expected result of that move for the mark to move: 1 a win, 0 a loss, a draw a
+    little under ½ (see `DRAW`); exactly ½ for a proven draw."""
     proven: bool
     """Whether the value is certain (a forced win, loss or draw was found)."""
     mark: Mark
@@ -335,7 +345,7 @@ class Estimate(NamedTuple):
             return "draw with best play"
         if self.value >= 0.6:
             return f"{self.mark} is favoured"
-        if self.value <= 0.4:
+        if self.value < 0.4:
             return f"{self.mark.other} is favoured"
         return "even"
 
