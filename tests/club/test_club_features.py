@@ -10,6 +10,7 @@ import base64
 import contextlib
 import os
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,9 @@ import limits
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, Club
+from tictactoe.core.engine import Mark
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.players import Player
 from tictactoe.link.client import AuthorityLink
 from tictactoe.online.lobby import (
     AddKey,
@@ -168,8 +172,11 @@ async def test_r_offers_a_rematch_and_the_other_sees_it_offered() -> None:
 
 
 async def test_enter_on_a_recent_match_replays_it() -> None:
-    when = 1_795_000_000.0
-    past = PastMatch(("ada", "alan"), "OX", 1, (4, 0, 8, 2, 6, 1), 1, False, when)
+    when = datetime.fromtimestamp(1_795_000_000, UTC)
+    players = (Player("ada"), Player("alan"))
+    past = PastMatch(
+        FinishedMatch(players, (Mark.O, Mark.X), 1, (4, 0, 8, 2, 6, 1), 1, when), False
+    )
     lobby = FakeLobby(Snapshot(LOBBY.you, recent=(past, *LOBBY.recent)))
     app = club_app(lobby)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -181,7 +188,7 @@ async def test_enter_on_a_recent_match_replays_it() -> None:
         assert shown(app, "#past-kind") == "An unrated match at the club"
         replay = app.screen.query_one(ReplayPane)
         assert replay.match is not None
-        assert replay.match.moves == past.moves
+        assert replay.match.moves == past.match.moves
         assert "alan won" in shown(app, "#replay-title")
         assert replay.step == 6
         await pilot.press("left", "left", "home", "right")

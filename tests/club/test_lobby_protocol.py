@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
+from tictactoe.core.engine import Mark
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.players import Player
 from tictactoe.online.lobby import (
     AddKey,
     CloseTable,
@@ -52,12 +56,31 @@ NEWS: list[LobbyNews] = [
         open=(TableRow("4", ("guest-ab12cd",), False, None, rating="1500 ± 500"),),
         playing=(TableRow("1", ("alan", "eve"), True, 3, score=(1, 0, 1), watchers=2),),
         ladder=(LadderLine(1, "alan", "1560 ± 300", 2, 1, 1, 0),),
-        recent=(PastMatch(("ada", "alan"), "OX", 1, (4, 0, 8), None, True),),
+        recent=(
+            PastMatch(
+                FinishedMatch(
+                    (Player("ada"), Player("alan")), (Mark.O, Mark.X), 1, (4, 0, 8), None
+                ),
+                True,
+            ),
+        ),
     ),
     Snapshot(
         You("ada", False, "1500 ± 500", waiting_at="7", waiting_for="alan"),
         open=(TableRow("6", ("grace",), False, 3, rating="1500 ± 500", rematch=True),),
-        recent=(PastMatch(("ada", "alan"), "XO", 0, (4,), 1, False, 1_795_000_000.5),),
+        recent=(
+            PastMatch(
+                FinishedMatch(
+                    (Player("ada"), Player("alan")),
+                    (Mark.X, Mark.O),
+                    0,
+                    (4,),
+                    1,
+                    datetime.fromtimestamp(1_795_000_000.5, UTC),
+                ),
+                False,
+            ),
+        ),
     ),
     Snapshot(You("alan", False, "1500 ± 500", offered_by="ada")),
     GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "ada", "seat", host_token="t"),

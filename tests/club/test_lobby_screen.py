@@ -14,6 +14,9 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from tictactoe.config import GameConfig
+from tictactoe.core.engine import Mark
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.players import Player
 from tictactoe.online.lobby import (
     CloseTable,
     Farewell,
@@ -45,8 +48,20 @@ LOBBY = Snapshot(
         LadderLine(3, "grace", "1540 ± 200", 5, 3, 0, 2),
     ),
     recent=(
-        PastMatch(("ada", "alan"), "XO", 0, (4, 1, 0, 2, 8), 0, True),
-        PastMatch(("grace", "ada"), "OX", 1, (0, 4, 8, 2, 6, 3, 5, 1, 7), None, False),
+        PastMatch(
+            FinishedMatch((Player("ada"), Player("alan")), (Mark.X, Mark.O), 0, (4, 1, 0, 2, 8), 0),
+            True,
+        ),
+        PastMatch(
+            FinishedMatch(
+                (Player("grace"), Player("ada")),
+                (Mark.O, Mark.X),
+                1,
+                (0, 4, 8, 2, 6, 3, 5, 1, 7),
+                None,
+            ),
+            False,
+        ),
     ),
 )
 

@@ -157,7 +157,7 @@ def test_the_hello_carries_the_version() -> None:
     }
 
 
-HELLO = {"kind": "hello", "v": 1, "code": "K7M4QX", "name": "Bob", "peer": "10.0.0.2"}
+HELLO = {"kind": "hello", "v": PROTOCOL, "code": "K7M4QX", "name": "Bob", "peer": "10.0.0.2"}
 
 
 @pytest.mark.parametrize(
@@ -168,7 +168,7 @@ HELLO = {"kind": "hello", "v": 1, "code": "K7M4QX", "name": "Bob", "peer": "10.0
         ('"hello"', "not a JSON object"),
         ('{"kind": "dance"}', "unknown message"),
         ("{}", "unknown message"),
-        (json.dumps({**HELLO, "v": 2}), "protocol 2"),
+        (json.dumps({**HELLO, "v": PROTOCOL + 1}), f"protocol {PROTOCOL + 1}"),
         (json.dumps({**HELLO, "v": True}), "not a whole number"),
         (json.dumps({**HELLO, "name": 7}), "not a string"),
         (json.dumps({**HELLO, "extra": {"a": [1]}}), "unknown field"),

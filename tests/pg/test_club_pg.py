@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import math
 import socket
@@ -171,13 +172,13 @@ def test_a_ban_by_the_owner_is_seen_by_the_running_club_at_once(
 
 
 def test_a_rated_match_moves_both_ratings_with_the_match(club: ClubStore) -> None:
-    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     assert after == rated(START, START, 0)
     assert club.rating("ada") == after[0] and club.rating("bob") == after[1]
     first, second = club.ladder()
     assert (first.rank, first.handle, first.matches, first.wins) == (1, "ada", 1, 1)
     assert (second.rank, second.handle, second.losses) == (2, "bob", 1)
-    club.finish("t1", ("bob", "ada"), True, drawn("bob", "ada"), None, NOW + 60)
+    club.finish("t1", ("bob", "ada"), True, drawn("bob", "ada"), NOW + 60)
     assert [(row.handle, row.matches, row.draws) for row in club.ladder()] == [
         ("ada", 2, 1),
         ("bob", 2, 1),
@@ -190,22 +191,22 @@ def test_a_rated_match_moves_both_ratings_with_the_match(club: ClubStore) -> Non
 
 
 def test_recent_matches_say_whether_they_moved_the_ratings(club: ClubStore) -> None:
-    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
-    club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW + 1)
+    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
+    club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), NOW + 1)
     guest = club.enter("x", None, "10.0.0.9", NOW).handle
-    club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), 0, NOW + 2)
+    club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), NOW + 2)
     assert [rated for _, rated in club.recent_rated("ada")] == [False, False, True]
     assert [match for match, _ in club.recent_rated("ada")] == club.recent("ada")
 
 
 def test_unrated_matches_are_kept_but_move_no_rating(club: ClubStore) -> None:
-    assert club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW) is None
+    assert club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), NOW) is None
     guest = club.enter("x", None, "10.0.0.9", NOW).handle
-    assert club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), 0, NOW) is None
+    assert club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), NOW) is None
     computer = MatchRecord(
         (Player("ada"), Player.computer(Level.HARD)), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0
     )
-    assert club.finish("t4", ("ada", "computer"), True, computer, 0, NOW) is None
+    assert club.finish("t4", ("ada", "computer"), True, computer, NOW) is None
     assert club.ladder() == [] and club.rating("ada") == START
     assert club.recent("ada")[0].players[1] == Player.computer(Level.HARD)
     assert len(club.recent("ada")) == 3
@@ -215,7 +216,7 @@ def test_a_restart_keeps_players_keys_ratings_bans_and_matches(
     club: ClubStore, opener: Opener
 ) -> None:
     add_key(club, "ada", CY)
-    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     club.ban("bob", NOW + HOUR)
     before = (club.players(), club.ladder(), club.recent("ada"), club.bans_version())
     club.close()
@@ -232,7 +233,7 @@ def test_matches_finished_from_many_threads_and_processes_are_all_counted(
 
     def play(store: ClubStore, times: int) -> None:
         for number in range(times):
-            store.finish(f"t{number}", ("ada", "bob"), True, drawn("ada", "bob"), None, NOW)
+            store.finish(f"t{number}", ("ada", "bob"), True, drawn("ada", "bob"), NOW)
 
     threads = [threading.Thread(target=play, args=(s, 10)) for s in (club, club, second)]
     for thread in threads:
@@ -245,7 +246,7 @@ def test_matches_finished_from_many_threads_and_processes_are_all_counted(
 
 
 def test_ratings_read_back_exactly(club: ClubStore) -> None:
-    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     assert after is not None
     assert isinstance(club.rating("ada"), Rating) and club.rating("ada") == after[0]
 
@@ -282,13 +283,13 @@ def test_a_failure_mid_finish_leaves_no_half_and_loses_nothing(
             "CREATE TRIGGER fail_midway BEFORE INSERT ON rating_history FOR EACH ROW"
             " EXECUTE FUNCTION on_fire()"
         )
-    assert pg.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW) is None
+    assert pg.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW) is None
     assert pg.unsaved == 1 and pg.problem is not None and "on fire" in pg.problem
     assert pg.recent("ada") == [] and pg.ladder() == []
 
     with psycopg.connect(database, autocommit=True) as other:
         other.execute("DROP TRIGGER fail_midway ON rating_history")
-    after = pg.finish("t1", ("ada", "bob"), True, drawn("ada", "bob"), None, NOW + 60)
+    after = pg.finish("t1", ("ada", "bob"), True, drawn("ada", "bob"), NOW + 60)
     assert pg.unsaved == 0 and pg.problem is None
     assert after == rated(*rated(START, START, 0), None), "the match that waited is rated first"
     with psycopg.connect(database) as db:
@@ -314,7 +315,8 @@ def test_a_hundred_matches_of_one_player_finished_at_once_from_two_processes_all
             # Half with ada first, half with ada second: the rows are locked in one order anyway.
             players = ("ada", other) if number % 2 else (other, "ada")
             winner = (None, 0, 1)[number % 3]
-            store.finish(f"t{worker}", players, True, won_by_first(*players), winner, NOW + number)
+            match = dataclasses.replace(won_by_first(*players), winner=winner)
+            store.finish(f"t{worker}", players, True, match, NOW + number)
 
     threads = [
         threading.Thread(target=play, args=(stores[worker % 2], worker)) for worker in range(4)
@@ -379,15 +381,15 @@ def test_a_fresh_database_is_migrated_by_itself(database: str) -> None:
 def test_postgresql_restarted_or_away_loses_no_match_and_writes_none_twice(
     pg: PostgresClubRecord, database: str, postgres: Cluster
 ) -> None:
-    assert pg.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    assert pg.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     postgres.restart()
-    assert pg.finish("t1", ("ada", "bob"), True, drawn("ada", "bob"), None, NOW + 1)
+    assert pg.finish("t1", ("ada", "bob"), True, drawn("ada", "bob"), NOW + 1)
     assert pg.unsaved == 0
 
     version = pg.bans_version()
     postgres.stop()
     try:
-        assert pg.finish("t1", ("bob", "ada"), True, won_by_first("bob", "ada"), 0, NOW + 2) is None
+        assert pg.finish("t1", ("bob", "ada"), True, won_by_first("bob", "ada"), NOW + 2) is None
         assert pg.unsaved == 1 and pg.problem is not None
         refused = pg.enter("ada", ADA, "10.0.0.1", NOW + 3).refusal
         assert (
@@ -400,7 +402,7 @@ def test_postgresql_restarted_or_away_loses_no_match_and_writes_none_twice(
         postgres.start()
     written: list[tuple[Rating, Rating] | None] = []
     for _attempt in range(30):  # each waits up to the store's timeout for a connection
-        written += pg.save_pending()
+        written += [ratings for _match, ratings in pg.save_pending()]
         if not pg.unsaved:
             break
     assert written == [rated(*rated(*rated(START, START, 0), None)[::-1], 0)]
@@ -538,9 +540,11 @@ def test_a_match_written_whose_answer_was_lost_is_not_written_twice(
         assert store.enter("ada", ADA, "10.0.0.1", NOW).refusal is None
         assert store.enter("bob", BOB, "10.0.0.2", NOW).refusal is None
         relay.armed.set()
-        assert store.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW) is None
+        assert store.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW) is None
         assert relay.dropped.is_set() and store.unsaved == 1 and store.problem is not None
-        assert store.save_pending() == [rated(START, START, 0)], "the ratings it gave, read back"
+        assert [ratings for _match, ratings in store.save_pending()] == [rated(START, START, 0)], (
+            "the ratings it gave, read back"
+        )
         assert store.unsaved == 0
         assert [(row.handle, row.matches) for row in store.ladder()] == [("ada", 1), ("bob", 1)]
     finally:

@@ -190,7 +190,7 @@ def _plies(series: Series | None) -> int:
     """Moves made in the series so far (a match finished counts all its moves)."""
     if series is None:
         return -1
-    done = sum(len(finished.match.moves) for finished in series.finished)
+    done = sum(len(finished.moves) for finished in series.finished)
     return done + (len(series.match.moves) if series.match is not None else 0)
 
 

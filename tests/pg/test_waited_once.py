@@ -1,6 +1,7 @@
 """A match finished while PostgreSQL was away is written once, even when two hand it to the store
 at the same moment: the process's heartbeat finding the database back, and the process stopping
-(each `ClusterStore.flush`, in a thread of its own)."""
+(each `ClusterStore.flush`, in a thread of its own): the store writes its one queue under its
+lock."""
 
 from __future__ import annotations
 
@@ -12,24 +13,17 @@ import psycopg
 from record.test_club_record import NOW, won_by_first
 from tictactoe.club.cluster import Cluster
 from tictactoe.core.club import Rating
+from tictactoe.record.club_matches import Finished
 from tictactoe.record.club_pg import PostgresClubRecord
-from tictactoe.record.match import MatchRecord
 
 
 class _Slow(PostgresClubRecord):
-    """The store, each match written a moment after it is handed over (a slow database)."""
+    """The store, its waiting matches written a moment after they are asked for (a slow
+    database)."""
 
-    def finish(
-        self,
-        table: str,
-        players: tuple[str, str],
-        rated: bool,
-        match: MatchRecord,
-        winner: int | None,
-        now: float,
-    ) -> tuple[Rating, Rating] | None:
+    def save_pending(self) -> list[tuple[Finished, tuple[Rating, Rating] | None]]:
         time.sleep(0.3)
-        return super().finish(table, players, rated, match, winner, now)
+        return super().save_pending()
 
 
 def test_a_match_that_waited_is_written_once_when_two_flush_at_once(database: str) -> None:
@@ -38,7 +32,7 @@ def test_a_match_that_waited_is_written_once_when_two_flush_at_once(database: st
     try:
         cluster.up = False  # the database is away: the match waits
         assert (
-            cluster.store.finish("t1", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW)
+            cluster.store.finish("t1", ("ada", "bob"), False, won_by_first("ada", "bob"), NOW)
             is None
         )
         cluster.up = True

@@ -163,13 +163,13 @@ def test_a_ban_by_the_owner_is_seen_by_the_running_club_at_once(
 
 
 def test_a_rated_match_moves_both_ratings_with_the_match(club: ClubRecord) -> None:
-    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     assert after == rated(START, START, 0)
     assert club.rating("ada") == after[0] and club.rating("bob") == after[1]
     first, second = club.ladder()
     assert (first.rank, first.handle, first.matches, first.wins) == (1, "ada", 1, 1)
     assert (second.rank, second.handle, second.losses, second.draws) == (2, "bob", 1, 0)
-    club.finish("t1", ("bob", "ada"), True, drawn("bob", "ada"), None, NOW + 60)
+    club.finish("t1", ("bob", "ada"), True, drawn("bob", "ada"), NOW + 60)
     assert [(row.handle, row.matches, row.draws) for row in club.ladder()] == [
         ("ada", 2, 1),
         ("bob", 2, 1),
@@ -181,21 +181,21 @@ def test_a_rated_match_moves_both_ratings_with_the_match(club: ClubRecord) -> No
 
 
 def test_unrated_matches_are_kept_but_move_no_rating(club: ClubRecord) -> None:
-    assert club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW) is None
+    assert club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), NOW) is None
     guest = club.enter("x", None, "10.0.0.9", NOW).handle
-    assert club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), 0, NOW) is None
+    assert club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), NOW) is None
     computer = MatchRecord(
         (Player("ada"), Player.computer(Level.HARD)), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0
     )
-    assert club.finish("t4", ("ada", "computer"), True, computer, 0, NOW) is None
+    assert club.finish("t4", ("ada", "computer"), True, computer, NOW) is None
     assert club.ladder() == [] and club.rating("ada") == START
     assert len(club.recent("ada")) == 3
     assert club.recent("ada")[0].players[1] == Player.computer(Level.HARD)
 
 
 def test_a_seat_left_past_the_grace_is_a_loss_on_an_unfinished_board(club: ClubRecord) -> None:
-    left = MatchRecord((Player("ada"), Player("bob")), (Mark.X, Mark.O), 0, (4,), None)
-    club.finish("t1", ("ada", "bob"), True, left, 0, NOW)
+    left = MatchRecord((Player("ada"), Player("bob")), (Mark.X, Mark.O), 0, (4,), 0)
+    club.finish("t1", ("ada", "bob"), True, left, NOW)
     assert [row.handle for row in club.ladder()] == ["ada", "bob"]
     assert club.recent("bob")[0].moves == (4,) and club.recent("bob")[0].winner == 0
 
@@ -204,7 +204,7 @@ def test_a_restart_keeps_players_keys_ratings_bans_and_matches(
     club: ClubRecord, path: Path
 ) -> None:
     add_key(club, "ada", CY)
-    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     club.ban("bob", NOW + HOUR)
     before = (club.players(), club.ladder(), club.recent("ada"), club.bans_version())
     club.close()
@@ -227,7 +227,7 @@ def test_a_failure_mid_finish_leaves_no_half_and_loses_nothing(
     )
     other.commit()
 
-    assert club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW) is None
+    assert club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW) is None
     assert club.unsaved == 1 and club.problem is not None and "on fire" in club.problem
     assert club.recent("ada") == [] and club.ladder() == []
     assert other.execute("SELECT count(*) FROM rating_history").fetchone() == (0,)
@@ -235,7 +235,7 @@ def test_a_failure_mid_finish_leaves_no_half_and_loses_nothing(
     other.execute("DROP TRIGGER fail_midway")
     other.commit()
     other.close()
-    after = club.finish("t1", ("ada", "bob"), True, drawn("ada", "bob"), None, NOW + 60)
+    after = club.finish("t1", ("ada", "bob"), True, drawn("ada", "bob"), NOW + 60)
     assert club.unsaved == 0 and club.problem is None
     first = rated(START, START, 0)
     assert after == rated(*first, None), "the match that waited is rated first, in order"
@@ -254,7 +254,7 @@ def test_a_match_waiting_in_memory_is_written_at_close(club: ClubRecord, path: P
         " BEGIN SELECT RAISE(ABORT, 'no room'); END"
     )
     other.commit()
-    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     assert club.unsaved == 1
     other.execute("DROP TRIGGER fail_once")
     other.commit()
@@ -270,7 +270,7 @@ def test_matches_finished_from_many_threads_and_processes_are_all_counted(
 
     def play(record: ClubRecord, times: int) -> None:
         for number in range(times):
-            record.finish(f"t{number}", ("ada", "bob"), True, drawn("ada", "bob"), None, NOW)
+            record.finish(f"t{number}", ("ada", "bob"), True, drawn("ada", "bob"), NOW)
 
     threads = [threading.Thread(target=play, args=(r, 10)) for r in (club, club, second)]
     for thread in threads:
@@ -310,16 +310,16 @@ def test_another_programs_file_is_left_alone(path: Path) -> None:
 
 
 def test_ratings_read_back_exactly(club: ClubRecord) -> None:
-    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
+    after = club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
     assert after is not None
     assert isinstance(club.rating("ada"), Rating) and club.rating("ada") == after[0]
 
 
 def test_recent_matches_say_whether_they_moved_the_ratings(club: ClubRecord) -> None:
-    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), 0, NOW)
-    club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), 0, NOW + 1)
+    club.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
+    club.finish("t2", ("ada", "bob"), False, won_by_first("ada", "bob"), NOW + 1)
     guest = club.enter("x", None, "10.0.0.9", NOW).handle
-    club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), 0, NOW + 2)
+    club.finish("t3", ("ada", guest), True, won_by_first("ada", guest), NOW + 2)
     assert [rated for _, rated in club.recent_rated("ada")] == [False, False, True]
     assert [match for match, _ in club.recent_rated("ada")] == club.recent("ada")
 

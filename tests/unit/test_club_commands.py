@@ -33,7 +33,7 @@ def data(tmp_path: Path) -> Path:
     word = club.key_word("ada", NOW)
     assert club.enter(f"ada+{word}", key(9), "10.0.0.1", NOW).refusal is None
     match = MatchRecord((Player("ada"), Player("bob")), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0)
-    club.finish("t1", ("ada", "bob"), True, match, 0, NOW)
+    club.finish("t1", ("ada", "bob"), True, match, NOW)
     club.close()
     return tmp_path
 

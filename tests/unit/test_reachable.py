@@ -83,7 +83,7 @@ def test_each_giveaway_in_words() -> None:
         (dataclasses.replace(series, marks=None), "together"),
         (
             dataclasses.replace(
-                series, finished=(FinishedMatch(GameState.new(), (Mark.X, Mark.O)),)
+                series, finished=(FinishedMatch(series.players, (Mark.X, Mark.O), 0, (), None),)
             ),
             "not over",
         ),

@@ -107,11 +107,14 @@ def test_a_match_from_a_series_is_recorded_as_played() -> None:
     for cell in (0, 3, 1, 4, 2):
         series = series.play(cell)
     (finished,) = series.finished
-    match = MatchRecord.of(series.players, finished)
+    record = GameRecord(None)
+    record.add(finished)
+    (match,) = record.recent()
+    assert match.players == finished.players and match.finished_at is not None
     assert match.marks == (Mark.O, Mark.X)
     assert match.first_mover == 0 and match.winner == 0
     assert match.moves == (0, 3, 1, 4, 2)
-    assert match.positions()[-1] == finished.match
+    assert match.positions()[-1] == series.match
 
 
 def test_the_file_is_plain_sqlite_with_the_documented_schema(tmp_path: Path) -> None:

@@ -290,7 +290,8 @@ def test_a_win_is_scored_once_for_the_player_holding_the_mark() -> None:
     assert series.played == 1
     assert series.to_move is None
     assert series.match is not None
-    assert series.finished == (FinishedMatch(series.match, (Mark.O, Mark.X)),)
+    ada, bob = series.players
+    assert series.finished == (FinishedMatch((ada, bob), (Mark.O, Mark.X), 0, (3, 0, 4, 1, 5), 0),)
     assert series.finished[0].winner == 0
     assert series.finished[0].first_mover == 0
 
@@ -581,7 +582,7 @@ class SeriesMachine(RuleBasedStateMachine):
         assert list(series.wins) == self.expected_wins
         assert series.draws == self.expected_draws
         assert series.played == self.finished == len(series.finished)
-        assert all(done.match.is_over for done in series.finished)
+        assert all(done.positions()[-1].is_over for done in series.finished)
 
     @invariant()
     def the_chooser_alternates_starting_with_player_1(self) -> None:
@@ -601,7 +602,7 @@ class SeriesMachine(RuleBasedStateMachine):
                 assert series.phase is Phase.OVER
                 assert series.to_move is None and series.actor is None
                 assert not series.awaits_computer
-                assert series.finished[-1].match == match
+                assert series.finished[-1].positions()[-1] == match
             else:
                 assert series.phase is Phase.PLAYING
                 assert series.to_move == series.player_with(match.to_move)

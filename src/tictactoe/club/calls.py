@@ -43,6 +43,13 @@ class Reads(Generic[K, V]):
         """The answer kept for `key`, or None when it is not read yet."""
         return self._values.get(key)
 
+    def known(self, key: K) -> V | None:
+        """The answer kept for `key` while nothing says it has changed since it was read (not
+        stale, not being read again); else None."""
+        if key in self._stale or key in self._reading:
+            return None
+        return self._values.get(key)
+
     def put(self, key: K, value: V) -> None:
         """The answer for `key` is known without reading it (the record gave it back)."""
         self._reading.pop(key, None)  # a read begun before is older: it is not kept

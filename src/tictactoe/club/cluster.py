@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol
 
-from tictactoe.club.cluster_store import AWAY_REFUSAL, MATCHES_CHANNEL, ClusterStore
+from tictactoe.club.cluster_store import AWAY_REFUSAL, MATCHES_CHANNEL, SENDER, ClusterStore
 from tictactoe.club.cluster_tables import LocalTable, RemoteTable, remote_table
 from tictactoe.club.registry_pg import TABLES_CHANNEL, ClubTable, TableRegistry
 from tictactoe.club.seats_pg import NOT_OPEN, PLAYING, WAITING_ELSEWHERE
@@ -466,8 +466,11 @@ class Cluster:
         self._stale.set()
 
     def _matches_written(self, payload: str) -> None:
-        if self._club is not None:
-            self._club.forget_cached(payload.split() or None)
+        words = payload.split()
+        if self._club is None or f"{SENDER}{self.process}" in words:
+            return  # this process's lobbies were given the new ratings as it wrote the match
+        handles = [word for word in words if not word.startswith(SENDER)]
+        self._club.forget_cached(handles or None)
 
 
 def _host(address: str) -> str:

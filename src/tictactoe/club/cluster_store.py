@@ -6,30 +6,31 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
-from collections import deque
 from collections.abc import Container
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
 from tictactoe.core.club import START, Entry, LadderRow, PlayerRow, Rating, is_guest
+from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.key_words import KeyRow
+from tictactoe.record.club_matches import Finished
 from tictactoe.record.club_sql import AWAY, ClubUnavailable
-from tictactoe.record.match import MatchRecord
 
 if TYPE_CHECKING:
     from tictactoe.club.registry_pg import TableRegistry
     from tictactoe.record.club_pg import PostgresClubRecord
 
-__all__ = ["AWAY_REFUSAL", "MATCHES_CHANNEL", "ClusterStore"]
+__all__ = ["AWAY_REFUSAL", "MATCHES_CHANNEL", "SENDER", "ClusterStore"]
 
 log = logging.getLogger("tictactoe.online")
 
 AWAY_REFUSAL: Final = AWAY
 """What a player with a handle is told while the club's database is away."""
 MATCHES_CHANNEL: Final = "tictactoe_matches"
-"""The channel told the handles of every match written (their ratings, the ladder changed);
-told nothing (an empty payload): matches of anyone were written."""
+"""The channel told the handles of every match written (their ratings, the ladder changed),
+and `SENDER` with the process that has told its own lobbies already; told no handle: matches of
+anyone were written."""
+SENDER: Final = "@"
+"""Before a process's name in a notice of a match written: no handle begins with it."""
 
 
 class Reach(Protocol):
@@ -37,6 +38,8 @@ class Reach(Protocol):
 
     record: PostgresClubRecord
     registry: TableRegistry
+    process: str
+    """This process's name among the club's processes."""
     up: bool
     """Whether the database answered the last time it was asked."""
 
@@ -44,38 +47,25 @@ class Reach(Protocol):
         """The database did not answer: nothing waits for it until it answers again."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Waiting:
-    table: str
-    players: tuple[str, str]
-    rated: bool
-    match: MatchRecord
-    winner: int | None
-    now: float
-
-
 class ClusterStore:
     """The club's PostgreSQL store as the lobby uses it, on its event loop: while the database is
     away (`Cluster.up` false) nothing waits for it — a keyed login is refused in one sentence,
-    reads give what was last read, a finished match waits here and is written once the database
-    is back (`flush`); every match written is announced to the other processes."""
+    reads give what was last read, a finished match waits in the store's one queue and is written
+    once the database is back (`flush`); every match written is announced to the other processes."""
 
     def __init__(self, cluster: Reach) -> None:
         self.cluster = cluster
         self.record = cluster.record
         self.bans = 0
         """The bans' version, as the heartbeat last read it."""
-        self._waiting: deque[_Waiting] = deque()
-        self._flushing = threading.Lock()
-        """Held by one `flush` at a time (the heartbeat's, the stop's): each match once."""
         self._ratings: dict[str, Rating] = {}
         self._ladder: list[LadderRow] = []
-        self._recent: dict[str, list[tuple[MatchRecord, bool]]] = {}
+        self._recent: dict[str, list[tuple[FinishedMatch, bool]]] = {}
 
     @property
     def problem(self) -> str | None:
         """Why a finished match is not written yet, in words; None when all are."""
-        if self._waiting:
+        if self.record.unsaved and self.record.problem is None:
             return "waits for the club's database"
         return self.record.problem
 
@@ -126,64 +116,48 @@ class ClusterStore:
         return self.bans
 
     def finish(
-        self,
-        table: str,
-        players: tuple[str, str],
-        rated: bool,
-        match: MatchRecord,
-        winner: int | None,
-        now: float,
+        self, table: str, players: tuple[str, str], rated: bool, match: FinishedMatch, now: float
     ) -> tuple[Rating, Rating] | None:
-        if not self.cluster.up or self._waiting:
-            self._waiting.append(_Waiting(table, players, rated, match, winner, now))
+        self.record.hold(table, players, rated, match, now)  # after those that wait, if any
+        if not self.cluster.up:
             return None
-        ratings = self.record.finish(table, players, rated, match, winner, now)
-        if self.record.unsaved:
-            self.cluster.away()
-            return None
-        self._announce(players)
-        return ratings
+        written = self._write(handed=True)
+        return written[-1][1] if written and not self.record.unsaved else None
 
     def flush(self) -> None:
-        """Hand every match that waited to the store, oldest first (it writes each once), one
-        caller at a time: two at once would each hand over the same match."""
-        with self._flushing:
-            earlier = self.record.unsaved  # kept by the store itself: a write that failed
-            while self._waiting:
-                waiting = self._waiting[0]
-                self.record.finish(
-                    waiting.table,
-                    waiting.players,
-                    waiting.rated,
-                    waiting.match,
-                    waiting.winner,
-                    waiting.now,
-                )
-                self._waiting.popleft()
-                if self.record.unsaved:
-                    self.cluster.away()  # written at the next return of the database
-                    return
-                log.warning(
-                    "wrote a match of %s and %s that waited for the club's database (table %s)",
-                    *waiting.players,
-                    waiting.table,
-                )
-                self._announce(waiting.players)
-            if self.record.unsaved:
-                self.record.save_pending()
-            if earlier and not self.record.unsaved:
-                self._announce(())  # whose they were is the store's: anyone's, as told
+        """Write every match that waited, oldest first (the store writes each once, under its
+        lock: two callers at once write nothing twice); each is logged and announced."""
+        self._write(handed=False)
 
-    def _announce(self, players: tuple[str, ...]) -> None:
+    def _write(self, *, handed: bool) -> list[tuple[Finished, tuple[Rating, Rating] | None]]:
+        """Write the store's queue, announcing each match written and logging each that waited
+        (all but the last, when it was `handed` over just now and is written)."""
+        written = self.record.save_pending()
+        waited = written[:-1] if handed and not self.record.unsaved else written
+        for finished, _ratings in waited:
+            log.warning(
+                "wrote a match of %s and %s that waited for the club's database (table %s)",
+                *finished.players,
+                finished.table,
+            )
+        for index, (each, _ratings) in enumerate(written):
+            ours = handed and index == len(written) - 1 and not self.record.unsaved
+            self._announce(each.players, by=self.cluster.process if ours else None)
+        if self.record.unsaved:
+            self.cluster.away()  # written at the next return of the database
+        return written
+
+    def _announce(self, players: tuple[str, ...], by: str | None) -> None:
+        """Tell every process that a match of `players` was written; `by` names this process
+        when its own lobbies were told already (the new ratings handed back), so that it does
+        not read again what it has just been given."""
+        sender = () if by is None else (f"{SENDER}{by}",)
         with contextlib.suppress(ClubUnavailable):
-            self.cluster.registry.notify(MATCHES_CHANNEL, " ".join(players))
+            self.cluster.registry.notify(MATCHES_CHANNEL, " ".join((*players, *sender)))
 
     @property
     def unsaved(self) -> int:
-        return len(self._waiting) + self.record.unsaved
-
-    def save_pending(self) -> list[tuple[Rating, Rating] | None]:
-        return self.record.save_pending()
+        return self.record.unsaved
 
     def rating(self, handle: str) -> Rating:
         if self.cluster.up:
@@ -205,10 +179,10 @@ class ClusterStore:
                 self.cluster.away()
         return self._ladder[:limit]
 
-    def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]:
+    def recent(self, handle: str, limit: int = 10) -> list[FinishedMatch]:
         return [match for match, _rated in self.recent_rated(handle, limit)]
 
-    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[MatchRecord, bool]]:
+    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[FinishedMatch, bool]]:
         if self.cluster.up:
             try:
                 self._recent[handle] = self.record.recent_rated(handle, limit)

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Final
 from tictactoe.club.calls import Reads
 from tictactoe.club.lobbies import Lobby, Members, Own
 from tictactoe.club.table import Table
-from tictactoe.core.club import START, Rating, is_guest
+from tictactoe.core.club import START, LadderRow, Rating, is_guest
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.ladder import ladder_after
 from tictactoe.doors.bounds import Bucket
 from tictactoe.online.lobby import (
     MAX_LOBBY_MESSAGE,
@@ -127,7 +129,7 @@ class Publisher:
         self._shared: _Shared | None = None
         # What a lobby shows is shown as last read while it is read again (`Reads.stale`): a
         # lobby is told of a new table without waiting for the ladder's reading.
-        self.ladder: Reads[None, tuple[LadderLine, ...]] = Reads(self._read_ladder, self.changed)
+        self.ladder: Reads[None, tuple[LadderRow, ...]] = Reads(self._read_ladder, self.changed)
         self.ratings: Reads[str, Rating] = Reads(self.record.rating, self.changed)
         self.recent: Reads[str, tuple[PastMatch, ...]] = Reads(self._read_recent, self.changed)
 
@@ -154,12 +156,24 @@ class Publisher:
         self.ratings.forget(handle)
         self.recent.forget(handle)
 
-    def written(self, players: tuple[str, str], ratings: tuple[Rating, Rating] | None) -> None:
-        """A match of `players` was written, with their new `ratings` (None: unrated)."""
+    def written(
+        self, players: tuple[str, str], match: FinishedMatch, ratings: tuple[Rating, Rating] | None
+    ) -> None:
+        """`match`, of `players`, was written, with their new `ratings` (None: unrated, or not
+        written yet): the ladder shown is worked out from them (`ladder_after`), read again
+        only when it cannot be."""
         if ratings is not None:
             for handle, rating in zip(players, ratings, strict=True):
                 self.ratings.put(handle, rating)
-            self.ladder.stale(None)
+            ladder = self.ladder.known(None)
+            after = None
+            if ladder is not None:
+                handles = (players[0].lower(), players[1].lower())
+                after = ladder_after(ladder, LADDER_SHOWN, handles, ratings, match.winner)
+            if after is None:
+                self.ladder.stale(None)
+            else:
+                self.ladder.put(None, after)
         for handle in players:
             self.recent.stale(handle)
         self.changed()
@@ -199,7 +213,7 @@ class Publisher:
             You(handle, guest, rating, waiting_at, waiting_for, offered_by),
             open=tuple(open_rows[:ROWS_SHOWN]),
             playing=tuple(playing_rows[:ROWS_SHOWN]),
-            ladder=self.ladder.get(None) or (),
+            ladder=self._ladder_lines(),
             recent=() if guest else (self.recent.get(handle) or ()),
         )
 
@@ -271,7 +285,7 @@ class Publisher:
         text = shared_json(
             tuple(open_rows[:ROWS_SHOWN]),
             tuple(playing_rows[:ROWS_SHOWN]),
-            self.ladder.get(None) or (),
+            self._ladder_lines(),
         )
         self._shared = _Shared(self.published, text, waiting, frozenset(involved))
         return self._shared
@@ -290,7 +304,11 @@ class Publisher:
         """`handle`'s rating as shown, as read."""
         return (self.ratings.get(handle) or START).shown
 
-    def _read_ladder(self, _: None) -> tuple[LadderLine, ...]:
+    def _read_ladder(self, _: None) -> tuple[LadderRow, ...]:
+        return tuple(self.record.ladder(LADDER_SHOWN))
+
+    def _ladder_lines(self) -> tuple[LadderLine, ...]:
+        """The ladder as a lobby shows it, as last read or worked out."""
         return tuple(
             LadderLine(
                 row.rank,
@@ -301,20 +319,12 @@ class Publisher:
                 row.draws,
                 row.losses,
             )
-            for row in self.record.ladder(LADDER_SHOWN)
+            for row in self.ladder.get(None) or ()
         )
 
     def _read_recent(self, handle: str) -> tuple[PastMatch, ...]:
         return tuple(
-            PastMatch(
-                (match.players[0].name, match.players[1].name),
-                "".join(match.marks),
-                match.first_mover,
-                match.moves,
-                match.winner,
-                rated,
-                None if match.finished_at is None else match.finished_at.timestamp(),
-            )
+            PastMatch(match, rated)
             for match, rated in self.record.recent_rated(handle, RECENT_SHOWN)
         )
 

@@ -39,14 +39,14 @@ from tictactoe.core.club_tables import (
     sit_refusal,
 )
 from tictactoe.core.codes import new_code
-from tictactoe.core.series import FinishedMatch, Series
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.series import Series
 from tictactoe.doors.throttle import Throttle
 from tictactoe.link.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import GoTo, Said
 from tictactoe.online.protocol import State
 from tictactoe.record.club_store import ClubStore
-from tictactoe.record.match import MatchRecord
 
 if TYPE_CHECKING:
     from tictactoe.club.cluster import Cluster
@@ -301,7 +301,7 @@ class Tables:
         series = state.series
         if series is not None:
             for finished in series.finished[table.recorded :]:
-                self._finished(table, MatchRecord.of(series.players, finished))
+                self._finished(table, finished)
                 table.recorded += 1
             if table.matches is not None and len(series.finished) >= table.matches:
                 played = "1 match" if table.matches == 1 else f"{table.matches} matches"
@@ -337,18 +337,16 @@ class Tables:
             self.members.tell(handle, told)
         if not lost:
             return
-        first = FinishedMatch(match, marks).first_mover
-        record = MatchRecord(series.players, marks, first, match.moves, 1 - seat)
-        self._finished(table, record)
+        self._finished(table, FinishedMatch.of(series.players, match, marks, winner=1 - seat))
 
-    def _finished(self, table: Table, match: MatchRecord) -> None:
+    def _finished(self, table: Table, match: FinishedMatch) -> None:
         """Write `match` (in a thread, after those finished before it); then every lobby is
         told."""
         players = (table.opener, table.sitter or "")
         finish = functools.partial(
-            self.record.finish, table.id, players, table.rated, match, match.winner, self.clock()
+            self.record.finish, table.id, players, table.rated, match, self.clock()
         )
-        self.writes.call(finish, functools.partial(self.publisher.written, players))
+        self.writes.call(finish, functools.partial(self.publisher.written, players, match))
 
     def _end(self, table: Table, text: str) -> None:
         if table.ending:

@@ -11,7 +11,7 @@ from typing import Final
 
 from tictactoe.core.ai import Level
 from tictactoe.core.names import name_key, short
-from tictactoe.core.series import COMPUTER_NAME, Player
+from tictactoe.core.players import COMPUTER_NAME, Player
 
 __all__ = ["display_name", "result_text", "side_by_side"]
 

@@ -9,8 +9,9 @@ the rule of the series, the score counted from the finished matches. A match its
 
 from __future__ import annotations
 
-from tictactoe.core.engine import Mark
-from tictactoe.core.series import FinishedMatch, FirstMove, Series, SeriesError
+from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.series import FirstMove, Series, SeriesError
 
 __all__ = ["Unreachable", "check_reachable"]
 
@@ -30,9 +31,10 @@ def check_reachable(series: Series) -> Series:
         raise Unreachable("players: a name is not as the core keeps it")
     for index, done in enumerate(series.finished):
         _check_marks(done.marks)
-        if not done.match.is_over:
-            raise Unreachable("a finished match is not over")
-        _check_first(series, done.match.first, done.marks, chooser=(series.opens + index) % 2)
+        final = _final(done)
+        if done != FinishedMatch.of(series.players, final, done.marks):
+            raise Unreachable("a finished match is not as its moves say")
+        _check_first(series, final.first, done.marks, chooser=(series.opens + index) % 2)
     winners = [done.winner for done in series.finished]
     if series.wins != (winners.count(0), winners.count(1)):
         raise Unreachable("wins do not match the finished matches")
@@ -47,9 +49,17 @@ def check_reachable(series: Series) -> Series:
     if marks is not None and match is not None:
         _check_marks(marks)
         _check_first(series, match.first, marks, chooser=series.chooser)
-        if over and series.finished[-1:] != (FinishedMatch(match, marks),):
+        if over and series.finished[-1:] != (FinishedMatch.of(series.players, match, marks),):
             raise Unreachable("a finished match is missing from finished")
     return series
+
+
+def _final(done: FinishedMatch) -> GameState:
+    """The position a finished match of a series ended at: every move legal, and over."""
+    positions = done.positions()
+    if len(positions) != len(done.moves) + 1 or not positions[-1].is_over:
+        raise Unreachable("a finished match is not over")
+    return positions[-1]
 
 
 def _check_marks(marks: tuple[Mark, Mark]) -> None:

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final, NamedTuple
 
-from tictactoe.core.ai import Analysis, Level, analyse, choose_mark, choose_move
+from tictactoe.core.ai import Analysis, analyse, choose_mark, choose_move
 from tictactoe.core.engine import CELL_NAMES, GameState, IllegalMove, Mark
+from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.names import DEFAULT_NAMES, clean_name, name_key, short
 from tictactoe.core.notices import Notice
+from tictactoe.core.players import COMPUTER_NAME, Player
 
 __all__ = [
     "CHOOSING",
@@ -44,9 +46,6 @@ __all__ = [
     "Undo",
     "movers",
 ]
-
-COMPUTER_NAME: Final = "Computer"
-"""What the computer is called on screen; it is told apart by its kind, never by this name."""
 
 CHOOSING: Final = "{} is choosing a mark"
 """The chooser (its name in the braces) is to pick a mark: the state, and why others wait."""
@@ -131,47 +130,6 @@ class Phase(StrEnum):
     """Waiting for the chooser to pick X or O."""
     PLAYING = "playing"
     OVER = "over"
-
-
-class Player(NamedTuple):
-    """One side of the series: a person with a name, or the computer at a level.
-
-    Players are told apart by kind: a person may be called "Computer (hard)" and is
-    still a person; the computer is never merged with anyone by its name.
-    """
-
-    name: str
-    level: Level | None = None
-    """The computer's strength, or None for a person."""
-
-    @classmethod
-    def computer(cls, level: Level) -> Player:
-        """The computer at `level`."""
-        return cls(COMPUTER_NAME, Level(level))
-
-    @property
-    def is_computer(self) -> bool:
-        return self.level is not None
-
-
-class FinishedMatch(NamedTuple):
-    """One finished match of a series, with what it needs to be recorded or replayed."""
-
-    match: GameState
-    """The final position; its `moves` are the match, in order."""
-    marks: tuple[Mark, Mark]
-    """The mark each player held."""
-
-    @property
-    def winner(self) -> int | None:
-        """Index of the player who won, or None for a draw."""
-        mark = self.match.winner
-        return None if mark is None else self.marks.index(mark)
-
-    @property
-    def first_mover(self) -> int:
-        """Index of the player who made the first move."""
-        return self.marks.index(movers(self.match)[0])
 
 
 class ComputerStep(NamedTuple):
@@ -502,7 +460,7 @@ class Series:
         else:
             wins = (wins[0], wins[1] + 1)
         assert self.marks is not None
-        done = FinishedMatch(match, self.marks)
+        done = FinishedMatch.of(self.players, match, self.marks)
         return replace(self, match=match, wins=wins, draws=draws, finished=(*self.finished, done))
 
 

@@ -24,7 +24,7 @@ from tictactoe.link.client import LinkDenied
 from tictactoe.online.protocol import Hello
 from tictactoe.play.seat_table import SeatTable
 from tictactoe.process import signals_stop
-from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.record import GameRecord
 from tictactoe.report import tell_the_end
 
 __all__ = ["host_lines"]
@@ -108,5 +108,5 @@ class _Hosting(SeatLines):
     def _keep(self, series: Series) -> None:
         """Hand each finished match not handed yet to the record."""
         for finished in series.finished[self._recorded :]:
-            self.record.queue(MatchRecord.of(series.players, finished))
+            self.record.queue(finished)
             self._recorded += 1

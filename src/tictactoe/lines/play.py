@@ -32,7 +32,7 @@ from tictactoe.lines.record import RecordWords
 from tictactoe.lines.view import LineView, reads_record
 from tictactoe.play.table import LocalTable
 from tictactoe.process import signals_stop, signals_wake
-from tictactoe.record import GameRecord, MatchRecord
+from tictactoe.record import GameRecord
 from tictactoe.report import tell_the_end
 from tictactoe.settings import SettingsStore
 
@@ -249,7 +249,7 @@ class _Session(LineSession):
     def _keep(self, series: Series) -> None:
         """Hand each finished match not handed yet to the record, and say what it says."""
         for finished in series.finished[self._recorded :]:
-            self.record.queue(MatchRecord.of(series.players, finished))
+            self.record.queue(finished)
             self._recorded += 1
             self._hear_from_record()
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Final
 
+from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.labels import display_name, result_text
 from tictactoe.core.narration import LINE, KeyFor, replay
 from tictactoe.core.series import Player
 
 if TYPE_CHECKING:
-    from tictactoe.record import GameRecord, MatchRecord
+    from tictactoe.record import GameRecord
 
 __all__ = ["RecordWords", "replay_number"]
 
@@ -104,12 +105,12 @@ class RecordWords:
         return textwrap.wrap(f"{record.where()}.".replace("..", "."), LINE)
 
 
-def _who_against_whom(match: MatchRecord) -> str:
+def _who_against_whom(match: FinishedMatch) -> str:
     first, second = (display_name(player, NAME_ROOM) for player in match.players)
     return f"{first} ({match.marks[0]}) against {second} ({match.marks[1]})"
 
 
-def _result(match: MatchRecord) -> str:
+def _result(match: FinishedMatch) -> str:
     moves = len(match.moves)
     return f"{result_text(match.players, match.winner, NAME_ROOM)} in {_count(moves, 'move')}"
 

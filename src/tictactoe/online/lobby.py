@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from tictactoe.core.finished import FinishedMatch
 from tictactoe.online import schema
+from tictactoe.online.matches import decode_match, encode_match
 from tictactoe.online.schema import ProtocolError
 
 __all__ = [
@@ -176,17 +178,10 @@ class LadderLine:
 
 @dataclass(frozen=True, slots=True)
 class PastMatch:
-    """One of the player's recent matches: enough to replay it."""
+    """One of the player's recent matches, to replay: the match, and whether it was rated."""
 
-    players: tuple[str, str]
-    marks: str
-    """The marks the two players held: "XO" or "OX"."""
-    first_mover: int
-    moves: tuple[int, ...]
-    winner: int | None
+    match: FinishedMatch
     rated: bool
-    finished_at: float | None = None
-    """When it ended, in seconds since the epoch (None: not known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,15 +302,7 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
                     for line in message.ladder
                 ],
                 "recent": [
-                    {
-                        "players": list(past.players),
-                        "marks": past.marks,
-                        "first": past.first_mover,
-                        "moves": list(past.moves),
-                        "winner": past.winner,
-                        "rated": past.rated,
-                        "at": past.finished_at,
-                    }
+                    {"match": encode_match(past.match), "rated": past.rated}
                     for past in message.recent
                 ],
             }
@@ -501,29 +488,5 @@ def _read_line(value: object) -> LadderLine:
 
 
 def _read_past(value: object) -> PastMatch:
-    keys = {"players", "marks", "first", "moves", "winner", "rated", "at"}
-    past = schema.fields(value, "match", keys)
-    marks = schema.text(past["marks"], "marks", 2)
-    if marks not in ("XO", "OX"):
-        raise ProtocolError("match: marks: not XO or OX")
-    winner = past["winner"]
-    return PastMatch(
-        schema.pair(past["players"], "players", lambda each: schema.text(each, "player", _NAME)),
-        marks,
-        schema.whole(past["first"], "first", 0, 1),
-        tuple(
-            schema.whole(cell, "move", 0, 8) for cell in schema.items(past["moves"], "moves", 0, 9)
-        ),
-        None if winner is None else schema.whole(winner, "winner", 0, 1),
-        _bool(past["rated"], "rated"),
-        _time(past["at"]),
-    )
-
-
-def _time(value: object) -> float | None:
-    """A time in seconds since the epoch, or None."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**40:
-        raise ProtocolError("match: at: not a time")
-    return float(value)
+    past = schema.fields(value, "recent match", {"match", "rated"})
+    return PastMatch(decode_match(past["match"]), _bool(past["rated"], "rated"))

@@ -13,25 +13,28 @@ from __future__ import annotations
 
 from typing import Final
 
-from tictactoe.core.ai import Level
 from tictactoe.core.engine import GameState, IllegalMove, Mark
-from tictactoe.core.names import MAX_MARKS, MAX_NAME_LENGTH
 from tictactoe.core.notices import JOINERS, SLOTS, Notice, Phrase
 from tictactoe.core.reachable import check_reachable
 from tictactoe.core.series import (
     ChooseMark,
     Confirm,
-    FinishedMatch,
     FirstMove,
     Intent,
     NextMatch,
     Play,
-    Player,
     Series,
     SeriesError,
     Undo,
 )
 from tictactoe.online import schema
+from tictactoe.online.matches import (
+    MAX_NAME,
+    decode_match,
+    decode_player,
+    encode_match,
+    encode_player,
+)
 from tictactoe.online.protocol import (
     Act,
     AskHint,
@@ -64,7 +67,7 @@ __all__ = [
     "to_json",
 ]
 
-PROTOCOL: Final = 1
+PROTOCOL: Final = 2
 """The version of these messages; a `Hello` carries it as `"v"`."""
 
 MAX_MESSAGE: Final = 16 * 1024
@@ -73,7 +76,7 @@ MAX_MESSAGE: Final = 16 * 1024
 MAX_SERVER_MESSAGE: Final = 1 << 20
 """The largest message the authority sends: a `State` carries every finished match."""
 
-MAX_TEXT: Final = MAX_NAME_LENGTH * (1 + MAX_MARKS)
+MAX_TEXT: Final = MAX_NAME
 """The longest string field a client may send, in code points: the longest name the core keeps
 (`MAX_NAME_LENGTH` characters, each with at most `MAX_MARKS` marks)."""
 
@@ -208,10 +211,7 @@ def decode_notice(obj: object) -> Notice:
 def encode_series(series: Series) -> dict[str, object]:
     """`series` as a JSON object; `decode_series` gives back an equal series."""
     return {
-        "players": [
-            {"name": player.name, "level": None if player.level is None else player.level.value}
-            for player in series.players
-        ],
+        "players": [encode_player(player) for player in series.players],
         "first_move": series.first_move.value,
         "chooser": series.chooser,
         "opens": series.opens,
@@ -219,10 +219,7 @@ def encode_series(series: Series) -> dict[str, object]:
         "match": None if series.match is None else _encode_match(series.match),
         "wins": list(series.wins),
         "draws": series.draws,
-        "finished": [
-            {**_encode_match(done.match), "marks": [mark.value for mark in done.marks]}
-            for done in series.finished
-        ],
+        "finished": [encode_match(done) for done in series.finished],
     }
 
 
@@ -235,7 +232,7 @@ def decode_series(obj: object) -> Series:
         {"players", "first_move", "chooser", "marks", "match", "wins", "draws", "finished"},
         {"opens"},  # a peer from before it always has player 1 choose first
     )
-    players = schema.pair(fields["players"], "players", _player)
+    players = schema.pair(fields["players"], "players", decode_player)
     series = Series(
         players=players,
         first_move=schema.choice(FirstMove, fields["first_move"], "first_move"),
@@ -246,7 +243,7 @@ def decode_series(obj: object) -> Series:
         wins=schema.pair(fields["wins"], "wins", lambda item: schema.whole(item, "wins", 0, None)),
         draws=schema.whole(fields["draws"], "draws", 0, None),
         finished=tuple(
-            _finished(item) for item in schema.items(fields["finished"], "finished", 0, None)
+            decode_match(item) for item in schema.items(fields["finished"], "finished", 0, None)
         ),
     )
     try:
@@ -259,8 +256,8 @@ def _encode_match(match: GameState) -> dict[str, object]:
     return {"first": match.first.value, "moves": list(match.moves)}
 
 
-def _match(obj: object, *, extra: frozenset[str] = frozenset()) -> GameState:
-    fields = schema.fields(obj, "match", {"first", "moves"} | extra)
+def _match(obj: object) -> GameState:
+    fields = schema.fields(obj, "match", {"first", "moves"})
     state = GameState.new(schema.choice(Mark, fields["first"], "first"))
     for item in schema.items(fields["moves"], "moves", 0, 9):
         try:
@@ -270,20 +267,8 @@ def _match(obj: object, *, extra: frozenset[str] = frozenset()) -> GameState:
     return state
 
 
-def _finished(obj: object) -> FinishedMatch:
-    match = _match(obj, extra=frozenset({"marks"}))
-    assert isinstance(obj, dict)
-    return FinishedMatch(match, _marks(obj["marks"]))
-
-
 def _marks(obj: object) -> tuple[Mark, Mark]:
     return schema.pair(obj, "marks", lambda item: schema.choice(Mark, item, "mark"))
-
-
-def _player(obj: object) -> Player:
-    fields = schema.fields(obj, "player", {"name", "level"})
-    level = None if fields["level"] is None else schema.choice(Level, fields["level"], "level")
-    return Player(schema.text(fields["name"], "name", MAX_TEXT), level)
 
 
 # Parsing.

@@ -1,6 +1,7 @@
 """The club's finished matches and ratings, as both databases keep them: one match written (with
 both new ratings and their history when it is rated), and what the lobbies read back (the
-ladder, a player's recent matches, the players).
+ladder, a player's recent matches, the players). A match's row is made (`_values`) and read back
+(`_match_of`) here alone.
 
 Who is rated is `tictactoe.core.club.moves_ratings`'s to say; here it is only kept.
 """
@@ -16,10 +17,11 @@ import tictactoe.record.club_keys as club_keys
 from tictactoe.core.ai import Level
 from tictactoe.core.club import LadderRow, PlayerRow, Rating, moves_ratings, rated
 from tictactoe.core.engine import Mark
+from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.names import clean_name
-from tictactoe.core.series import Player
+from tictactoe.core.players import Player
+from tictactoe.core.rules import CLASSIC, variant
 from tictactoe.record.club_dialects import MATCH_COLUMNS, Database
-from tictactoe.record.match import MatchRecord
 
 __all__ = ["Finished", "ladder", "players", "recent_rated", "write"]
 
@@ -31,9 +33,10 @@ class Finished:
     uid: uuid.UUID
     table: str
     players: tuple[str, str]
+    """The players' handles, in the match's order."""
     rated: bool
-    match: MatchRecord
-    winner: int | None
+    match: FinishedMatch
+    """The match, its time set (its `winner` may differ from the board's: a seat left)."""
 
 
 def write(db: Database, finished: Finished) -> tuple[Rating, Rating] | None:
@@ -43,7 +46,6 @@ def write(db: Database, finished: Finished) -> tuple[Rating, Rating] | None:
     match = finished.match
     handles = (finished.players[0].lower(), finished.players[1].lower())
     levels = tuple(None if player.level is None else player.level.value for player in match.players)
-    assert match.finished_at is not None
     rating_it = moves_ratings(finished.rated, handles, levels != (None, None))
     ids: dict[str, int] = {}
     if rating_it:
@@ -57,28 +59,18 @@ def write(db: Database, finished: Finished) -> tuple[Rating, Rating] | None:
         ).fetchall():
             ids[str(handle)] = int(player)
         rating_it = len(ids) == 2
-    values = (
-        match.finished_at,
-        finished.table,
-        *handles,
-        *levels,
-        rating_it,
-        str(match.marks[0]),
-        match.first_mover + 1,
-        "".join(map(str, match.moves)),
-        None if finished.winner is None else finished.winner + 1,
-    )
+    values = _values(finished, handles, levels, rating_it)
     row = db.add_match(finished.uid, values)
     if row is None:
         return _written(db, finished.uid)
     if not rating_it:
         return None
     first, second = ids[handles[0]], ids[handles[1]]
-    after = rated(club_keys.rating_of(db, first), club_keys.rating_of(db, second), finished.winner)
+    after = rated(club_keys.rating_of(db, first), club_keys.rating_of(db, second), match.winner)
     for side, (player, rating) in enumerate(zip((first, second), after, strict=True)):
-        won = finished.winner == side
-        lost = finished.winner is not None and not won
-        drew = finished.winner is None
+        won = match.winner == side
+        lost = match.winner is not None and not won
+        drew = match.winner is None
         db.execute(
             "INSERT INTO ratings (player, mu, sigma, matches, wins, draws, losses)"
             " VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (player) DO UPDATE SET"
@@ -125,7 +117,7 @@ def ladder(db: Database, limit: int) -> list[LadderRow]:
     ]
 
 
-def recent_rated(db: Database, handle: str, limit: int) -> list[tuple[MatchRecord, bool]]:
+def recent_rated(db: Database, handle: str, limit: int) -> list[tuple[FinishedMatch, bool]]:
     """The last `limit` matches `handle` played, newest first, each with whether it was rated."""
     rows = db.execute(
         "SELECT id, " + MATCH_COLUMNS + " FROM matches WHERE id IN (SELECT id FROM matches"
@@ -156,7 +148,27 @@ def _handle(text: object) -> str:
     return clean_name(str(text), "?")
 
 
-def _match_of(db: Database, row: Sequence[Any]) -> MatchRecord:
+def _values(
+    finished: Finished, handles: tuple[str, str], levels: tuple[str | None, ...], rating_it: bool
+) -> tuple[Any, ...]:
+    """The values of `MATCH_COLUMNS` that keep `finished` (the handles lower-cased, each
+    player's level or None, and whether it moved ratings)."""
+    match = finished.match
+    assert match.finished_at is not None
+    return (
+        match.finished_at,
+        finished.table,
+        *handles,
+        *levels,
+        rating_it,
+        str(match.marks[0]),
+        match.first_mover + 1,
+        variant(match.variant).write_moves(match.moves),
+        None if match.winner is None else match.winner + 1,
+    )
+
+
+def _match_of(db: Database, row: Sequence[Any]) -> FinishedMatch:
     """A match read back (its id, then `MATCH_COLUMNS`), for the replay screen."""
     match_id, finished_at, _table, handle1, handle2, level1, level2, _rated = row[:8]
     mark1, first_mover, moves, winner = row[8:]
@@ -165,11 +177,11 @@ def _match_of(db: Database, row: Sequence[Any]) -> MatchRecord:
         for handle, level in ((handle1, level1), (handle2, level2))
     )
     first = Mark(str(mark1))
-    return MatchRecord(
+    return FinishedMatch(
         players=(players[0], players[1]),
         marks=(first, first.other),
         first_mover=int(str(first_mover)) - 1,
-        moves=tuple(int(cell) for cell in str(moves)),
+        moves=CLASSIC.read_moves(str(moves)),
         winner=None if winner is None else int(str(winner)) - 1,
         finished_at=db.time_of(finished_at),
         id=int(str(match_id)),

@@ -40,9 +40,9 @@ from tictactoe.core.club import (
     is_guest,
     public_key,
 )
+from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.key_words import KeyRow, WordLogin, new_word, word_login
 from tictactoe.record.club_dialects import Database
-from tictactoe.record.match import MatchRecord
 
 __all__ = ["AWAY", "ClubUnavailable", "SqlClubStore", "UnknownHandle"]
 
@@ -289,54 +289,52 @@ class SqlClubStore:
     # Matches and ratings.
 
     def finish(
-        self,
-        table: str,
-        players: tuple[str, str],
-        rated: bool,
-        match: MatchRecord,
-        winner: int | None,
-        now: float,
+        self, table: str, players: tuple[str, str], rated: bool, match: FinishedMatch, now: float
     ) -> tuple[Rating, Rating] | None:
         """Keep a finished match of `table` between `players` (handles, in the match's order)
         and, when it is rated between two members, both new ratings and their history: all in
-        one transaction. `winner` is 0, 1 or None (a draw); it may differ from the board's
-        when a seat left past the grace. The new ratings, or None when unrated (or when the
-        database cannot be written now: the match waits in memory, `problem` says why, and it
-        is written before the next one and at close, once)."""
+        one transaction. The match's `winner` may differ from the board's when a seat left past
+        the grace; a match without its time ended at `now`. The new ratings, or None when
+        unrated (or when the database cannot be written now: the match waits in memory,
+        `problem` says why, and it is written before the next one and at close, once)."""
+        with self._lock:
+            self.hold(table, players, rated, match, now)
+            results = self.save_pending()
+            return results[-1][1] if results and not self._pending else None
+
+    def hold(
+        self, table: str, players: tuple[str, str], rated: bool, match: FinishedMatch, now: float
+    ) -> None:
+        """Keep a finished match, as `finish` does, without writing it yet: it waits, after
+        those that wait already, for the next `finish` or `save_pending` (a shared database
+        known to be away is not asked)."""
         when = (match.finished_at or datetime.fromtimestamp(now, UTC)).replace(microsecond=0)
-        kept = MatchRecord(
-            match.players, match.marks, match.first_mover, match.moves, match.winner, when, match.id
-        )
-        finished = club_matches.Finished(uuid.uuid4(), table, players, rated, kept, winner)
+        finished = club_matches.Finished(uuid.uuid4(), table, players, rated, match.at(when))
         with self._lock:
             self._pending.append(finished)
-            results = self.save_pending()
-            return results[-1] if results and not self._pending else None
 
     @property
     def unsaved(self) -> int:
         """Finished matches waiting to be written."""
         return len(self._pending)
 
-    def save_pending(self) -> list[tuple[Rating, Rating] | None]:
-        """Write every finished match still waiting, in order, one transaction each; their
-        new ratings (None for an unrated one). A failure leaves the rest waiting and says why
-        in `problem`."""
-        results: list[tuple[Rating, Rating] | None] = []
+    def save_pending(self) -> list[tuple[club_matches.Finished, tuple[Rating, Rating] | None]]:
+        """Write every finished match still waiting, in order, one transaction each: each
+        match written, with its new ratings (None for an unrated one). A failure leaves the
+        rest waiting and says why in `problem`."""
+        results: list[tuple[club_matches.Finished, tuple[Rating, Rating] | None]] = []
         with self._lock:
             waited = self.problem is not None
             while self._pending:
                 finished = self._pending[0]
                 try:
-                    results.append(
-                        self._run(
-                            functools.partial(club_matches.write, finished=finished), write=True
-                        )
+                    ratings = self._run(
+                        functools.partial(club_matches.write, finished=finished), write=True
                     )
                 except self.errors as error:
                     self.problem = f"could not be written ({self._reason(error)})"
                     return results
-                self._pending.popleft()
+                results.append((self._pending.popleft(), ratings))
             self.problem = None
             if waited and results:
                 self._back(len(results))
@@ -355,11 +353,11 @@ class SqlClubStore:
         """The best `limit` players with a rated match, best first (by `Rating.points`)."""
         return self._use(lambda db: club_matches.ladder(db, limit))
 
-    def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]:
+    def recent(self, handle: str, limit: int = 10) -> list[FinishedMatch]:
         """The last `limit` matches `handle` played, newest first, each replayable."""
         return [match for match, _rated in self.recent_rated(handle, limit)]
 
-    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[MatchRecord, bool]]:
+    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[FinishedMatch, bool]]:
         """`recent`, each match with whether it was rated."""
         return self._use(lambda db: club_matches.recent_rated(db, handle.lower(), limit))
 

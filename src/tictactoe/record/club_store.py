@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from tictactoe.core.club import Entry, LadderRow, PlayerRow, Rating
+from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.key_words import KeyRow
-from tictactoe.record.match import MatchRecord
 
 __all__ = ["DATABASE_VARIABLE", "ClubStore", "database_of", "open_club_store"]
 
@@ -54,27 +54,19 @@ class ClubStore(Protocol):
     def bans_version(self) -> int: ...
 
     def finish(
-        self,
-        table: str,
-        players: tuple[str, str],
-        rated: bool,
-        match: MatchRecord,
-        winner: int | None,
-        now: float,
+        self, table: str, players: tuple[str, str], rated: bool, match: FinishedMatch, now: float
     ) -> tuple[Rating, Rating] | None: ...
 
     @property
     def unsaved(self) -> int: ...
 
-    def save_pending(self) -> list[tuple[Rating, Rating] | None]: ...
-
     def rating(self, handle: str) -> Rating: ...
 
     def ladder(self, limit: int = 100) -> list[LadderRow]: ...
 
-    def recent(self, handle: str, limit: int = 10) -> list[MatchRecord]: ...
+    def recent(self, handle: str, limit: int = 10) -> list[FinishedMatch]: ...
 
-    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[MatchRecord, bool]]: ...
+    def recent_rated(self, handle: str, limit: int = 10) -> list[tuple[FinishedMatch, bool]]: ...
 
     def players(self) -> list[PlayerRow]: ...
 

@@ -11,15 +11,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 
-from tictactoe.core.ai import Level
-from tictactoe.core.engine import Mark
-from tictactoe.core.names import clean_name
 from tictactoe.core.series import Player
-from tictactoe.record.match import MatchRecord
-from tictactoe.record.schema import TIME_FORMAT
+from tictactoe.record.match import MATCH_SELECT, MatchRecord, match_of, player_of, time_of
 
 __all__ = ["HeadToHead", "PlayerSort", "PlayerTotals", "Queries"]
 
@@ -102,7 +98,7 @@ class Queries(ABC):
             (limit, offset),
         )
         return [
-            PlayerTotals(_player(kind, name, level), _count(wins), _count(losses), _count(draws))
+            PlayerTotals(player_of(kind, name, level), _count(wins), _count(losses), _count(draws))
             for kind, name, level, wins, losses, draws in rows
         ]
 
@@ -140,26 +136,16 @@ class Queries(ABC):
             where.append("((m.player1 = ? AND m.player2 = ?) OR (m.player1 = ? AND m.player2 = ?))")
             parameters += [*ids, *reversed(ids)]
         rows = self._rows(
-            "SELECT m.id, m.finished_at, p1.kind, p1.name, p1.level, p2.kind, p2.name, p2.level,"
-            " m.mark1, m.first_mover, m.moves, m.winner"
-            " FROM matches AS m JOIN players AS p1 ON p1.id = m.player1"
-            " JOIN players AS p2 ON p2.id = m.player2"
-            f"{' WHERE ' + ' AND '.join(where) if where else ''}"
+            MATCH_SELECT + f"{' WHERE ' + ' AND '.join(where) if where else ''}"
             " ORDER BY m.id DESC LIMIT ?",
             (*parameters, limit),
         )
-        return [_match(row) for row in rows]
+        return [match_of(row) for row in rows]
 
     def match(self, match_id: int) -> MatchRecord | None:
         """One recorded match, by id."""
-        rows = self._rows(
-            "SELECT m.id, m.finished_at, p1.kind, p1.name, p1.level, p2.kind, p2.name, p2.level,"
-            " m.mark1, m.first_mover, m.moves, m.winner"
-            " FROM matches AS m JOIN players AS p1 ON p1.id = m.player1"
-            " JOIN players AS p2 ON p2.id = m.player2 WHERE m.id = ?",
-            (match_id,),
-        )
-        return _match(rows[0]) if rows else None
+        rows = self._rows(MATCH_SELECT + " WHERE m.id = ?", (match_id,))
+        return match_of(rows[0]) if rows else None
 
     def head_to_head(self, players: tuple[Player, Player]) -> HeadToHead:
         """How `players` have done against each other, all-time."""
@@ -182,8 +168,8 @@ class Queries(ABC):
             players,
             (_count(first_wins), _count(second_wins)),
             _count(draws),
-            _time(first),
-            _time(last),
+            time_of(first),
+            time_of(last),
         )
 
     def _ids(self, players: tuple[Player, Player]) -> tuple[int, int] | None:
@@ -208,33 +194,5 @@ class Queries(ABC):
 # Rows from the file, read as untrusted.
 
 
-def _player(kind: object, name: object, level: object) -> Player:
-    if kind == "computer" and level in {member.value for member in Level}:
-        return Player.computer(Level(str(level)))
-    return Player(clean_name(str(name), "?"))
-
-
 def _count(value: object) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
-
-
-def _time(value: object) -> datetime | None:
-    try:
-        return datetime.strptime(str(value), TIME_FORMAT).replace(tzinfo=UTC)
-    except ValueError:
-        return None
-
-
-def _match(row: tuple[object, ...]) -> MatchRecord:
-    match_id, finished_at, kind1, name1, level1, kind2, name2, level2 = row[:8]
-    mark1, first, moves, winner = row[8:]
-    mark = Mark.O if mark1 == "O" else Mark.X
-    return MatchRecord(
-        players=(_player(kind1, name1, level1), _player(kind2, name2, level2)),
-        marks=(mark, mark.other),
-        first_mover=1 if first == 2 else 0,
-        moves=tuple(int(char) for char in str(moves)[:9] if char in "012345678"),
-        winner={1: 0, 2: 1}.get(winner) if isinstance(winner, int) else None,
-        finished_at=_time(finished_at),
-        id=int(match_id) if isinstance(match_id, int) else None,
-    )

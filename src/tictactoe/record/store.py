@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from tictactoe.record.database import is_damage
+from tictactoe.record.database import is_damage, now
 from tictactoe.record.match import MatchRecord
 from tictactoe.record.opening import (
     COMPANIONS,
@@ -128,7 +128,7 @@ class GameRecord(Queries):
     def add(self, match: MatchRecord) -> None:
         """Record one finished match (and any still waiting) now, one transaction each."""
         with self._lock:
-            self._pending.append(match)
+            self._pending.append(_timed(match))
             self.save_pending()
 
     def queue(self, match: MatchRecord) -> None:
@@ -138,7 +138,7 @@ class GameRecord(Queries):
         if self.path is None:
             self.add(match)
             return
-        self._handed.append(match)
+        self._handed.append(_timed(match))
         self._writer.ask()
 
     def flush(self, timeout: float | None = None) -> bool:
@@ -460,3 +460,8 @@ class GameRecord(Queries):
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
             self._db = None
+
+
+def _timed(match: MatchRecord) -> MatchRecord:
+    """`match`, ended now unless it says when (a series' match is timed as it is handed over)."""
+    return match if match.finished_at is not None else match.at(now())

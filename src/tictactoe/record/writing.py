@@ -11,12 +11,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
-from datetime import UTC
 from typing import Final
 
 from tictactoe.record.database import now, player_id, transaction
-from tictactoe.record.match import MatchRecord
-from tictactoe.record.schema import TIME_FORMAT
+from tictactoe.record.match import MatchRecord, match_row
 
 __all__ = ["Writer", "insert_match"]
 
@@ -25,16 +23,9 @@ def insert_match(db: sqlite3.Connection, match: MatchRecord, *, recheck: bool = 
     """Write `match`; with `recheck`, not when the file holds the very same match."""
     with transaction(db):
         first, second = (player_id(db, player) for player in match.players)
-        when = match.finished_at or now()
-        row = (
-            when.astimezone(UTC).strftime(TIME_FORMAT),
-            first,
-            second,
-            str(match.marks[0]),
-            match.first_mover + 1,
-            "".join(map(str, match.moves)),
-            None if match.winner is None else match.winner + 1,
-        )
+        if match.finished_at is None:
+            match = match.at(now())
+        row = match_row(match, first, second)
         if (
             recheck
             and db.execute(

@@ -381,10 +381,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
         before a quit (both typed in one burst) is never lost. The record's own thread
         writes them: the game goes on at once, whatever the file does.
         """
-        from tictactoe.record import MatchRecord
-
         for finished in series.finished[self._recorded :]:
-            self.record.queue(MatchRecord.of(series.players, finished))
+            self.record.queue(finished)
             self._recorded += 1
         self._hear_from_record()
         record = self._game_record

@@ -13,6 +13,9 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from tictactoe.config import GameConfig
+from tictactoe.core.engine import Mark
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.players import Player
 from tictactoe.online.lobby import (
     LadderLine,
     LobbyAsk,
@@ -34,7 +37,11 @@ _SHOWN = Snapshot(
     open=(TableRow("1", ("ada",), True, None, rating="1500 ± 500"),),
     playing=(TableRow("2", ("bob", "cy"), False, 3, score=(1, 0, 1), watchers=1),),
     ladder=(LadderLine(1, "ada", "1520 ± 90", 3, 2, 1, 0),),
-    recent=(PastMatch(("warm", "ada"), "XO", 0, (4, 0, 8), 0, True),),
+    recent=(
+        PastMatch(
+            FinishedMatch((Player("warm"), Player("ada")), (Mark.X, Mark.O), 0, (4, 0, 8), 0), True
+        ),
+    ),
 )
 
 

@@ -3,7 +3,6 @@ screen's own replay (`ReplayPane`): ←/→ step, Home/End jump, Escape or q goe
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,30 +11,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
-from tictactoe.core.engine import Mark
-from tictactoe.core.series import Player
 from tictactoe.online.lobby import PastMatch
-from tictactoe.record.match import MatchRecord
 from tictactoe.tui.screens.info import InfoScreen
 from tictactoe.tui.screens.replay import ReplayPane
 from tictactoe.tui.widgets.too_small import TooSmall
 
-__all__ = ["PastMatchScreen", "record_of"]
-
-
-def record_of(past: PastMatch) -> MatchRecord:
-    """`past`, as the replay reads a recorded match."""
-    first = Mark(past.marks[0])
-    return MatchRecord(
-        players=(Player(past.players[0]), Player(past.players[1])),
-        marks=(first, first.other),
-        first_mover=past.first_mover,
-        moves=past.moves,
-        winner=past.winner,
-        finished_at=None
-        if past.finished_at is None
-        else datetime.fromtimestamp(past.finished_at, UTC),
-    )
+__all__ = ["PastMatchScreen"]
 
 
 class PastMatchScreen(InfoScreen):
@@ -63,7 +44,7 @@ class PastMatchScreen(InfoScreen):
         yield TooSmall()
 
     async def on_mount(self) -> None:
-        await self.query_one(ReplayPane).show(record_of(self.past))
+        await self.query_one(ReplayPane).show(self.past.match)
 
     async def action_step(self, moves: int) -> None:
         await self.query_one(ReplayPane).run_action(f"step({moves})")

@@ -56,9 +56,15 @@ def _kind(row: TableRow) -> str:
 
 
 def _result(past: PastMatch, handle: str) -> str:
-    if past.winner is None:
+    winner = past.match.winner
+    if winner is None:
         return "draw"
-    return "won" if past.players[past.winner] == handle else "lost"
+    return "won" if past.match.players[winner].name == handle else "lost"
+
+
+def _opponent(past: PastMatch, handle: str) -> str:
+    first, second = (player.name for player in past.match.players)
+    return second if first == handle else first
 
 
 def _in_place(before: list[tuple[str, list[str]]], after: list[tuple[str, list[str]]]) -> bool:
@@ -177,7 +183,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
                 (
                     str(index),
                     (
-                        Text(past.players[1] if past.players[0] == you.handle else past.players[0]),
+                        Text(_opponent(past, you.handle)),
                         _result(past, you.handle),
                         "rated" if past.rated else "unrated",
                     ),
