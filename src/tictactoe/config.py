@@ -39,6 +39,9 @@ class GameConfig:
     """The settings; None means the file in the user config directory."""
     plain: bool = False
     """The line view (--plain, or TERM=dumb): sentences, line by line, for screen readers."""
+    show_cursor: bool = False
+    """The terminal's own cursor shown on the board's cursor cell (--show-cursor), for a magnifier;
+    False leaves it to the settings."""
 
     def record_path(self) -> Path | None:
         """The database to keep the record in, or None to keep it in memory."""

@@ -297,6 +297,12 @@ def _add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
         help="play line by line, for screen readers and braille displays: a sentence for each"
         " event, never an escape sequence (chosen by itself when TERM is dumb)",
     )
+    add_argument(
+        "--show-cursor",
+        action="store_true",
+        help="show the terminal's cursor on the board's cursor cell, for a magnifier to follow"
+        " (remembered from the command palette otherwise)",
+    )
     add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
     add_argument("--stats-file", help=argparse.SUPPRESS)  # deprecated: see --record
 
@@ -431,6 +437,8 @@ def game_options(config: GameConfig) -> list[str]:
         options.append(f"--player2={config.player2}")
     if config.keys is not None:
         options.append(f"--keys={config.keys.value}")
+    if config.show_cursor:
+        options.append("--show-cursor")
     if config.seed is not None:
         options.append(f"--seed={config.seed}")
     if not config.save:
@@ -481,6 +489,7 @@ def _game_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> G
         record_file=_file_path(parser, "--record", args.record),
         stats_file=_file_path(parser, "--stats-file", args.stats_file),
         plain=args.plain or os.environ.get("TERM") == "dumb",
+        show_cursor=args.show_cursor,
     )
     try:
         config.initial_series()

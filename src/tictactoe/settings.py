@@ -1,4 +1,5 @@
-"""Preferences remembered across runs (theme, digit layout, the relay for a friend online):
+"""Preferences remembered across runs (theme, digit layout, the relay for a friend online, the
+terminal's cursor shown):
 configuration, not the record.
 
 They live in the user's config directory, never beside the game record. The file
@@ -40,6 +41,8 @@ class Settings:
     """The relay last used to host a series from the new-game screen (`USER@HOST[:PORT]`)."""
     plain: bool = False
     """Whether the game starts line by line (`--plain`), for a screen reader."""
+    cursor: bool = False
+    """Whether the terminal's own cursor shows on the board (`--show-cursor`), for a magnifier."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -48,6 +51,7 @@ class Settings:
             "keys": self.keys.value if self.keys else None,
             "relay": self.relay,
             "plain": self.plain,
+            "cursor": self.cursor,
         }
 
     @classmethod
@@ -86,7 +90,11 @@ class Settings:
         if not isinstance(plain, bool):
             problems.append("says whether to play line by line in a way that is not true or false")
             plain = False
-        return cls(theme=theme, keys=keys, relay=relay, plain=plain), problems
+        cursor = data.get("cursor", False)
+        if not isinstance(cursor, bool):
+            problems.append("says whether to show the cursor in a way that is not true or false")
+            cursor = False
+        return cls(theme=theme, keys=keys, relay=relay, plain=plain, cursor=cursor), problems
 
 
 class SettingsStore:
@@ -124,6 +132,7 @@ class SettingsStore:
         keys: KeyLayout | None = None,
         relay: str | None = None,
         plain: bool | None = None,
+        cursor: bool | None = None,
     ) -> list[str]:
         """Remember a new choice and save it; a failure is reported once, then kept quiet.
         None leaves a choice as it was; an empty `relay` forgets the relay."""
@@ -134,6 +143,8 @@ class SettingsStore:
             changes["relay"] = relay or None
         if plain is not None:
             changes["plain"] = plain
+        if cursor is not None:
+            changes["cursor"] = cursor
         new = replace(self.settings, **changes)  # type: ignore[arg-type]
         if new == self.settings:
             return []

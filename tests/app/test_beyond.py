@@ -465,6 +465,7 @@ async def test_the_theme_is_remembered_for_the_next_run(start: Start, tmp_path: 
             "keys": None,
             "relay": None,
             "plain": False,
+            "cursor": False,
         }
 
     async with start(**HOT_SEAT, **saving(tmp_path)) as ui:

@@ -38,6 +38,7 @@ def test_settings_round_trip_through_the_file(tmp_path: Path) -> None:
         "keys": "phone",
         "relay": None,
         "plain": False,
+        "cursor": False,
     }
 
     again = SettingsStore(path)
@@ -130,6 +131,12 @@ BAD_VALUES = {
         {"theme": "nord", "relay": "-oProxyCommand=touch /tmp/x"},
         Settings(theme="nord"),
         "has a relay that is not USER@HOST[:PORT], so the default is used.",
+    ),
+    "a cursor that is neither true nor false": (
+        {"theme": "nord", "cursor": "yes"},
+        Settings(theme="nord"),
+        "says whether to show the cursor in a way that is not true or false, so the default is"
+        " used.",
     ),
     "both": (
         {"theme": ["nord"], "keys": "dvorak"},

@@ -3,9 +3,13 @@ follow the terminal's cursor, not a colour."""
 
 from __future__ import annotations
 
-from textual.geometry import Offset
+import json
+from pathlib import Path
 
-from app.conftest import HOT_SEAT, Driver, Start
+from textual.geometry import Offset
+from textual.widgets import OptionList
+
+from app.conftest import HOT_SEAT, Driver, Start, running_until
 
 
 def on_cell(ui: Driver, cell: int) -> bool:
@@ -26,3 +30,48 @@ async def test_the_terminal_cursor_follows_the_board_s_cursor(start: Start) -> N
         await ui.pilot.resize_terminal(80, 24)
         await ui.pilot.pause()
         assert on_cell(ui, 8)
+
+
+def cursor_command(ui: Driver) -> str:
+    """The title of the palette's command for the terminal's cursor."""
+    titles = [command.title for command in ui.app.get_system_commands(ui.app.screen)]
+    found = [title for title in titles if title.startswith("Terminal cursor")]
+    assert len(found) == 1, titles
+    return found[0]
+
+
+async def test_the_palette_shows_the_terminal_cursor_on_the_board_and_remembers(
+    start: Start, tmp_path: Path
+) -> None:
+    """Textual hides the terminal's cursor, so a magnifier had nothing to follow: the palette's
+    command shows it while the board has the keys (not under a dialog), and the next start
+    remembers it."""
+    saving = {"save": True, "settings_file": tmp_path / "settings.json"}
+    saving["record_file"] = tmp_path / "record.sqlite3"
+    async with start(**HOT_SEAT, **saving) as ui:
+        await ui.press("x")
+        cursor = ui.app.terminal_cursor
+        assert not cursor.shown
+        assert cursor_command(ui) == "Terminal cursor: show"
+        await ui.press("ctrl+p", *"terminal cursor")
+        found = lambda: ui.app.screen.query_one(OptionList).option_count > 0  # noqa: E731
+        await running_until(ui, found, "the palette's command")
+        await ui.press("enter")
+        await running_until(ui, lambda: cursor.shown and on_cell(ui, 4), "the cursor shown")
+        await ui.press("question_mark")
+        await running_until(ui, lambda: not cursor.shown, "the cursor hidden under the help")
+        await ui.press("escape")
+        await running_until(ui, lambda: cursor.shown, "the cursor shown again on the board")
+        assert cursor_command(ui) == "Terminal cursor: hide"
+    assert json.loads((tmp_path / "settings.json").read_text(encoding="utf-8"))["cursor"] is True
+    async with start(**HOT_SEAT, **saving) as ui:
+        await ui.press("x")
+        await running_until(ui, lambda: ui.app.terminal_cursor.shown, "the cursor remembered")
+
+
+async def test_show_cursor_asks_for_it_from_the_start(start: Start) -> None:
+    async with start(show_cursor=True, **HOT_SEAT) as ui:
+        assert not ui.app.terminal_cursor.shown  # the mark dialog has the keys
+        await ui.press("x")
+        shown = ui.app.terminal_cursor
+        await running_until(ui, lambda: shown.shown and on_cell(ui, 4), "the cursor shown")

@@ -80,3 +80,31 @@ def test_the_terminal_cursor_stands_on_the_board_s_cursor_and_follows_it(
     run(tmux, "send-keys", "-t", "game", "Up")
     top_left = cursor_cell(tmux, left)
     assert top_left[0] == left[0] and top_left[1] < left[1]
+
+
+def cursor_flag(tmux: list[str], shown: str) -> None:
+    """Wait until tmux says the terminal's cursor is shown ("1") or hidden ("0")."""
+    deadline = time.monotonic() + EVENT_LIMIT
+    while (flag := run(tmux, "display", "-p", "-t", "game", "#{cursor_flag}").strip()) != shown:
+        screen = run(tmux, "capture-pane", "-p", "-t", "game")
+        assert time.monotonic() < deadline, f"the cursor's flag stayed {flag}: {screen}"
+        time.sleep(0.05)
+
+
+def test_show_cursor_shows_the_terminal_cursor_on_the_board_only(tmux: list[str]) -> None:
+    """Textual hides the terminal's cursor (only ESC [ ? 25 l was sent), so a magnifier had
+    nothing to follow: with --show-cursor it shows on the board, and hides under the help."""
+    game = f"{sys.executable} -m tictactoe --player1 Ada --player2 Bob --no-save --show-cursor"
+    run(tmux, "new-session", "-d", "-s", "game", "-x", "100", "-y", "32", game)
+    wait_for(tmux, "choose")
+    cursor_flag(tmux, "0")
+    run(tmux, "send-keys", "-t", "game", "x")
+    wait_for(tmux, "Ada (X) to move")
+    cursor_flag(tmux, "1")
+    cursor_cell(tmux)
+    run(tmux, "send-keys", "-t", "game", "?")
+    wait_for(tmux, "Escape")
+    cursor_flag(tmux, "0")
+    run(tmux, "send-keys", "-t", "game", "Escape")
+    wait_for(tmux, "Ada (X) to move")
+    cursor_flag(tmux, "1")

@@ -277,3 +277,16 @@ async def test_the_idle_adapter() -> None:
     assert "self._resize_event = event" in inspect.getsource(App._on_resize), (
         f"Textual no longer holds a resize back in _resize_event: see {IDLE}"
     )
+
+
+CURSOR = "tictactoe/adapters/terminal_cursor.py"
+
+
+async def test_the_terminal_cursor_adapter() -> None:
+    from textual.driver import Driver
+
+    app: App[None] = App()
+    has_attributes(app, ["_driver"], CURSOR)
+    async with app.run_test():
+        assert isinstance(app._driver, Driver), f"App._driver is no longer the driver: see {CURSOR}"
+    pinned(Driver, "write", ["data"], CURSOR)

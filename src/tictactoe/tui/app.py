@@ -35,10 +35,12 @@ from tictactoe.play.table import LocalTable
 from tictactoe.process import signals_wake
 from tictactoe.served import is_served
 from tictactoe.settings import SettingsStore
+from tictactoe.tui.commands import game_commands, while_running
 from tictactoe.tui.dismissal import Palette
 from tictactoe.tui.pointer import on_a_widget_gone
 from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
+from tictactoe.tui.terminal_cursor import TerminalCursor
 from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 if TYPE_CHECKING:
@@ -130,6 +132,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """Set when the new-game screen chose to host a series for a friend online."""
         self._warnings: list[str] = []
         """What loading the settings had to say, told once the screen is up."""
+        self.terminal_cursor = TerminalCursor(self, wanted=self.config.show_cursor)
+        """The terminal's own cursor, shown on the board when asked for."""
 
     @property
     def record(self) -> GameRecord:
@@ -161,6 +165,7 @@ class TicTacToeApp(CrashReporting[Series | None]):
         theme = self.settings.settings.theme
         if theme in self.available_themes:
             self.theme = theme  # before anything is styled
+        self.terminal_cursor.wanted = self.config.show_cursor or self.settings.settings.cursor
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the minimum size the command palette (which has no line of its own to show
@@ -198,6 +203,7 @@ class TicTacToeApp(CrashReporting[Series | None]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.screen_change_signal.subscribe(self, self.terminal_cursor.update)
         self._warn(self._warnings)
         self.begin()
 
@@ -315,6 +321,16 @@ class TicTacToeApp(CrashReporting[Series | None]):
         if self._game_record is not None:
             self._game_record.finish()  # waits a bounded time for what is being written
         super().exit(result, return_code, message)
+
+    def on_descendant_focus(self) -> None:
+        self.terminal_cursor.update()  # (and on blur: Textual's order of the two may vary)
+
+    on_descendant_blur = on_descendant_focus
+
+    @property
+    def leaving(self) -> bool:
+        """Whether the session is ending: what input or a command asks now changes nothing."""
+        return self._leaving
 
     async def on_event(self, event: events.Event) -> None:
         """Once the session is ending, input still on its way changes nothing: Textual
@@ -467,19 +483,12 @@ class TicTacToeApp(CrashReporting[Series | None]):
             markup=False,
         )
 
+    def action_toggle_cursor(self) -> None:
+        """The palette's terminal cursor: shown on the board's cursor cell, or not; remembered."""
+        self._warn(self.settings.update(cursor=self.terminal_cursor.toggle()))
+        self.notify(self.terminal_cursor.told(), markup=False)
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        if self.game_screen is not None:
-            other = self.game_screen.key_layout.other
-            yield SystemCommand(
-                f"Digit keys: {other} layout",
-                "7 8 9 on the top row, like a keypad"
-                if other == "numpad"
-                else "1 2 3 on the top row, like a phone",
-                self.action_toggle_keys,
-            )
-        yield SystemCommand(
-            "Line by line from the next start",
-            "For a screen reader or a braille display: a sentence for each move, read aloud",
-            self.action_plain_next_time,
-        )
+        """Textual's commands and the game's (`commands`), none acting once the session ends."""
+        for command in (*super().get_system_commands(screen), *game_commands(self)):
+            yield while_running(self, command)
