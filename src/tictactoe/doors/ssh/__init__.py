@@ -1,6 +1,10 @@
 """The SSH door: `ssh -p PORT CODE@HOST` opens a game in the person's own terminal.
 
-- `door`: the server, who may come in, and what a connection may ask;
+- `door`: the server: listening, its bounds, its games, stopping;
+- `connection`: one connection, its login (a code, or a gate's keys), what it may ask;
+- `places`: connections bounded in all, per address, and while logging in;
+- `proxied`: connections that begin with a PROXY protocol header;
+- `gate`: who comes in where the user name is a name and the key says who;
 - `session`: one session, its terminal, its paced input;
 - `terminal`: the game's process in a pseudo-terminal of its own;
 - `host_key`: the door's key, made once and kept.

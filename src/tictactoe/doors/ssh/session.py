@@ -131,7 +131,7 @@ class Door(Protocol):
 
 
 class SessionsConnection(Protocol):
-    """What a session asks of the connection it is opened on (`tictactoe.doors.ssh.door`'s)."""
+    """What a session asks of its connection (`tictactoe.doors.ssh.connection.Connection`)."""
 
     @property
     def door(self) -> Door: ...
