@@ -236,4 +236,4 @@ def test_the_club_says_what_ksm_would_save_only_where_it_is_off(tmp_path: Path) 
     run.write_text("1\n")
     assert not merging_off(run)
     assert not merging_off(tmp_path / "absent")  # a kernel without KSM: nothing to say
-    assert '"Running a club"' in MERGING_OFF
+    assert "(docs/club.md)" in MERGING_OFF  # where turning it on is told
