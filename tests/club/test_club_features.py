@@ -190,8 +190,8 @@ async def test_enter_on_a_recent_match_replays_it() -> None:
         assert replay.match is not None
         assert replay.match.moves == past.match.moves
         assert "alan won" in shown(app, "#replay-title")
-        assert replay.step == 6
-        await pilot.press("left", "left", "home", "right")
+        assert replay.step == 0  # at the start, to be played through (as the record's replay)
+        await pilot.press("right", "right", "home", "right")
         assert replay.step == 1
         board = replay.board.match
         assert board is not None

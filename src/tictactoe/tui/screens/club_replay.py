@@ -1,5 +1,6 @@
 """One of a club player's recent matches replayed (Enter on it in the lobby), on the record
-screen's own replay (`ReplayPane`): ←/→ step, Home/End jump, Escape or q goes back."""
+screen's own replay (`ReplayPane`), from the start as the record's: ←/→ step, Home/End jump,
+Escape or q goes back."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class PastMatchScreen(InfoScreen):
         yield TooSmall()
 
     async def on_mount(self) -> None:
-        await self.query_one(ReplayPane).show(self.past.match)
+        await self.query_one(ReplayPane).show(self.past.match, from_start=True)  # as it was played
 
     async def action_step(self, moves: int) -> None:
         await self.query_one(ReplayPane).run_action(f"step({moves})")
