@@ -1,53 +1,24 @@
-"""The authority's link on the host's loopback: one websocket per seat or watcher (aiohttp).
-
-Each link says `Hello` first, and then sends intents; after every change every link is sent the
-state as it sees it. A hello is taken only with the doors' key (a game a door started) or the
-host's token, both checked in constant time before anything else: without them, whatever the
-code, name or token, the link is told the same sentence a second later, so a local program learns
-nothing and tries slowly. Links that have not been welcomed are few at once: past `MAX_PENDING`,
-the oldest is closed (one already refused first), so a flood of links is never what a door's game
-meets; the joined ones are bounded by the authority (two seats and its watchers), and each door
-bounds the games it starts.
-
-The host's own seat, in this process, is a `HostLink`: the same messages, in order, with no socket
-and no JSON between the host's screen and the authority. The link is where hostile input stops:
-a message that is malformed, too large, binary or too fast closes that link alone, with one line
-in the log (`tictactoe.online`), and the series and every other link carry on.
+"""Where authorities' links are served (aiohttp): many on one port (`LinkServer`, a club's tables
+at `/tables/ID/link`), or one on a port of its own (`AuthorityServer`, the host's series at
+`/link`). What each link may do is its authority's links' business (`tictactoe.link.served`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import hmac
-import itertools
-import logging
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from urllib.parse import quote
 
-from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
+from aiohttp import web
 
-from tictactoe.core.series import Intent
-from tictactoe.doors.bounds import Bucket
-from tictactoe.doors.throttle import Throttle
-from tictactoe.link.client import LinkDenied, LinkError
-from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
-from tictactoe.online.protocol import (
-    Act,
-    AskHint,
-    Away,
-    ClientMessage,
-    Denied,
-    Ended,
-    Hello,
-    Leave,
-    Refused,
-    ServerMessage,
-    State,
-    Welcome,
+from tictactoe.link.host_link import HostLink
+from tictactoe.link.links import CLOSE_WITHIN
+from tictactoe.link.served import (
+    HELLO_TIMEOUT,
+    MAX_PENDING,
+    NOT_FROM_A_DOOR,
+    RATE,
+    REFUSE_AFTER,
+    AuthorityLinks,
 )
-from tictactoe.online.wire import MAX_MESSAGE, ProtocolError, parse_client, to_json
 
 __all__ = [
     "HELLO_TIMEOUT",
@@ -55,484 +26,97 @@ __all__ = [
     "NOT_FROM_A_DOOR",
     "RATE",
     "REFUSE_AFTER",
+    "AuthorityLinks",
     "AuthorityServer",
     "HostLink",
+    "LinkServer",
 ]
 
-log = logging.getLogger("tictactoe.online")
-
-HELLO_TIMEOUT: Final = 5.0
-"""Seconds a new link has to say hello."""
-
-MAX_PENDING: Final = 16
-"""Links open at once that have not been welcomed (silent, or waiting for their refusal); a new
-one past this closes the oldest, one already refused first. A door's game says hello as soon as
-it is linked, and links again when closed this way (`client.AuthorityLink.open`)."""
-
-REFUSE_AFTER: Final = 1.0
-"""Seconds a link that was not welcomed waits for its refusal (a hello without the key, or no
-hello at all): every such refusal reads the same and comes as late."""
-
-RATE: Final = 30.0
-"""Messages a link may send per second, in bursts of as many."""
-
-OUTBOX: Final = 64
-"""Messages waiting for a link that does not read them; past this, the link is closed."""
-
-NOT_FROM_A_DOOR: Final = "Join with the ssh line or the web address of the invitation."
-"""What a link that did not come through a door is told."""
-
-CLOSE_WITHIN: Final = 2.0
-"""Seconds `stop` takes at most to end every link."""
+NO_SUCH_TABLE = "There is no such table here."
+"""What a link to a path no authority is served at is told (a table that has ended)."""
 
 
-@dataclass(eq=False)
-class _Link:
-    """One websocket (or the host's own link): its id, where it comes from, and what waits to
-    be sent to it."""
+class LinkServer:
+    """One aiohttp application on one port, serving the links of many authorities, each at a path
+    of its own; an authority is routed to from `serve` until its `stop` is over."""
 
-    id: LinkId
-    ws: web.WebSocketResponse | None
-    peer: str
-    refused: bool = False
-    """Refused, and waiting out `REFUSE_AFTER`: the first closed to make room."""
-    gone: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set once the link is closing."""
-    close_code: WSCloseCode = WSCloseCode.OK
-    """What the closing frame says: `TRY_AGAIN_LATER` when closed to make room."""
-    inbox: asyncio.Queue[ServerMessage | None] | None = None
-    """The host's own link: what it is sent, as messages; None closes it."""
-    outbox: asyncio.Queue[str | None] = field(
-        default_factory=lambda: asyncio.Queue(maxsize=OUTBOX + 2)
-    )
-    """Frames to send, in order; None closes the link."""
-    closing: bool = False
-    answered: int = 0
-    """How many of its intents and hint requests have been answered (`State.answered`)."""
-
-
-class AuthorityServer:
-    """An `Authority` served over websockets at `/link` on the host's loopback."""
-
-    def __init__(
-        self,
-        authority: Authority,
-        throttle: Throttle,
-        *,
-        door_key: str,
-        on_change: Callable[[State], None] | None = None,
-        max_pending: int = MAX_PENDING,
-        rate: float = RATE,
-        hello_timeout: float = HELLO_TIMEOUT,
-        refuse_after: float = REFUSE_AFTER,
-    ) -> None:
-        self.authority = authority
-        self.throttle = throttle
-        """Wrong codes, counted by the address the door saw (`Hello.peer`)."""
-        self.door_key = door_key
-        """The doors' secret: a hello without it (or the host's token) is refused."""
-        self.on_change = on_change
-        """Called with the host's view of the state after every change."""
-        self.max_pending = max_pending
-        self.rate = rate
-        self.hello_timeout = hello_timeout
-        self.refuse_after = refuse_after
+    def __init__(self) -> None:
         self.app = web.Application()
         self.app.router.add_get("/link", self._handle)
-        self._links: dict[LinkId, _Link] = {}
-        self._pending: dict[LinkId, _Link] = {}
-        """The links not welcomed yet, oldest first."""
-        self._ids = itertools.count(1)
-        self._handlers: set[asyncio.Task[object]] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.app.router.add_get("/tables/{table}/link", self._handle)
+        self._served: dict[str | None, AuthorityLinks] = {}
+        """By table (None: the one at `/link`)."""
         self._runner: web.AppRunner | None = None
-        self._port: int | None = None
-        self._stopping = False
+        self._base: str | None = None
 
     @property
     def port(self) -> int:
-        if self._port is None:
+        if self._runner is None:
             raise RuntimeError("the server is not started")
-        return self._port
-
-    @property
-    def url(self) -> str:
-        """Where a seat's process links to: `ws://127.0.0.1:PORT/link`."""
-        return f"ws://127.0.0.1:{self.port}/link"
+        return int(self._runner.addresses[0][1])
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        """Listen on `host`:`port` (0: any free port); the port bound."""
+        """Listen on `host`:`port` (0: any free port); the port bound. Links are told to come
+        to `host`, which is where the other processes of a club reach this one."""
         self._runner = web.AppRunner(
             self.app, access_log=None, shutdown_timeout=CLOSE_WITHIN / 4, handle_signals=False
         )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
-        await site.start()
-        address = self._runner.addresses[0]
-        self._port = int(address[1])
-        self._spawn(self._tick())
-        return self._port
+        await web.TCPSite(self._runner, host, port).start()
+        self._base = f"ws://{f'[{host}]' if ':' in host else host}:{self.port}"
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop listening (the authorities served are stopped first, each by its owner)."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def serve(self, links: AuthorityLinks, table: str | None = None) -> AuthorityLinks:
+        """Route `table`'s path (None: `/link`) to `links`, until `links.stop` is over."""
+        if self._base is None:
+            raise RuntimeError("the server is not started")
+        if table in self._served:
+            raise ValueError(f"table {table!r} is served already")
+        path = "/link" if table is None else f"/tables/{quote(table, safe='')}/link"
+        self._served[table] = links
+
+        def stopped() -> None:
+            if self._served.get(table) is links:
+                del self._served[table]
+
+        links.on_stopped = stopped
+        links.served(self._base + path)
+        return links
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        links = self._served.get(request.match_info.get("table"))
+        if links is None:
+            return web.Response(status=404, text=NO_SUCH_TABLE)
+        return await links.handle(request)
+
+
+class AuthorityServer(AuthorityLinks):
+    """An `Authority` served over websockets at `/link`, on a port of its own on the host's
+    loopback (the host's one series)."""
+
+    _server: LinkServer | None = None
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        return self._server.port
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Listen on `host`:`port` (0: any free port); the port bound."""
+        self._server = LinkServer()
+        bound = await self._server.start(host, port)
+        self._server.serve(self)
+        return bound
 
     async def stop(self, text: str = "The host ended the series.") -> None:
         """End the series with `text`: every link is sent `Ended` and closed, within 2 s."""
-        if self._runner is None or self._stopping:
-            return
-        self._stopping = True
-        self._finish(self.authority.end(text))
-        if self._handlers:
-            await asyncio.wait(set(self._handlers), timeout=CLOSE_WITHIN / 2)
-        for task in self._tasks:
-            task.cancel()
-        await self._runner.cleanup()
-        self._runner = None
-
-    # Each link.
-
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
-        if self._stopping:
-            return web.Response(status=503, text="The series has ended.")
-        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, timeout=CLOSE_WITHIN / 4)
-        await ws.prepare(request)
-        link = _Link(next(self._ids), ws, peer=request.remote or "?")
-        self._links[link.id] = link
-        self._pending[link.id] = link
-        self._make_room()
-        task = asyncio.current_task()
-        assert task is not None
-        self._handlers.add(task)
-        writer = asyncio.create_task(self._write(link))
-        try:
-            await self._serve(link)
-        finally:
-            self._forget(link)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(writer, CLOSE_WITHIN / 2)
-            await ws.close()
-            self._handlers.discard(task)
-        return ws
-
-    def _make_room(self) -> None:
-        """Past `max_pending` links not welcomed, close the oldest: one already refused, else
-        the oldest silent one (its game, if a door started it, links again)."""
-        while len(self._pending) > self.max_pending:
-            oldest = next((each for each in self._pending.values() if each.refused), None)
-            if oldest is None:
-                oldest = next(iter(self._pending.values()))
-            del self._pending[oldest.id]
-            log.warning(
-                "link %d from %r closed: too many links saying hello",
-                oldest.id,
-                oldest.peer,
-                extra={"peer": oldest.peer},
-            )
-            oldest.close_code = WSCloseCode.TRY_AGAIN_LATER
-            self._close(oldest)
-
-    def _forget(self, link: _Link) -> None:
-        """`link` has gone: its seat is away (or its watcher gone)."""
-        self._pending.pop(link.id, None)
-        if self._links.pop(link.id, None) is None:
-            return
-        if self.authority.knows(link.id) and self.authority.drop(link.id):
-            self._broadcast()
-        self._close(link)
-
-    def open_local(self, hello: Hello) -> HostLink:
-        """The host's own link, in this process: `LinkDenied` when the authority refuses it."""
-        link = _Link(next(self._ids), None, peer=hello.peer, inbox=asyncio.Queue())
-        self._links[link.id] = link
-        assert link.inbox is not None
-        if not self._keyed(hello):
-            self._forget(link)
-            raise LinkDenied(NOT_FROM_A_DOOR, final=True)
-        if not self._join(link, hello):
-            self._forget(link)
-            first = link.inbox.get_nowait()
-            if isinstance(first, Denied):
-                raise LinkDenied(first.text, final=first.final)
-            raise LinkDenied("refused")
-        welcome = link.inbox.get_nowait()
-        assert isinstance(welcome, Welcome)
-        return HostLink(self, link, welcome)
-
-    def give_local(self, link: _Link, message: ClientMessage) -> None:
-        """The host's own link (`HostLink`) gives `message`, as a websocket's would: acted on,
-        and the link goes once the message closes it (it left)."""
-        if not self._dispatch(link, message):
-            self._forget(link)
-
-    def close_local(self, link: _Link) -> None:
-        """The host's own link closes without leaving: its seat is away."""
-        self._forget(link)
-
-    async def _serve(self, link: _Link) -> None:
-        """Hello, then messages until the link closes or misbehaves."""
-        assert link.ws is not None
-        try:
-            first = await link.ws.receive(timeout=self.hello_timeout)
-        except TimeoutError:
-            await self._turn_away(link, "no hello in time")
-            return
-        if first.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
-            return
-        try:
-            hello = parse_client(first.data) if first.type is WSMsgType.TEXT else None
-        except ProtocolError as error:
-            await self._turn_away(link, str(error))
-            return
-        if not isinstance(hello, Hello):
-            await self._turn_away(link, _unwelcome(first))
-            return
-        if not self._keyed(hello):
-            await self._turn_away(link, "not from a door")
-            return
-        if not self._join(link, hello):
-            return
-        bucket = Bucket(self.rate)
-        while not link.closing:
-            frame = await link.ws.receive()
-            if frame.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
-                return
-            if bucket.take():  # past the rate: a client that floods is closed
-                self._refuse(link, "too many messages")
-                return
-            message = self._read(link, frame)
-            if message is None or not self._dispatch(link, message):
-                return
-
-    def _keyed(self, hello: Hello) -> bool:
-        """Whether `hello` carries the doors' key or the host's token: both are checked, in
-        constant time, whatever the hello holds."""
-        door = hmac.compare_digest((hello.door_key or "").encode(), self.door_key.encode())
-        host = self.authority.is_host_token(hello.host_token or "")
-        return door | host
-
-    async def _turn_away(self, link: _Link, reason: str) -> None:
-        """Refuse a link that was not welcomed, whatever was wrong: one line in the log, then
-        `REFUSE_AFTER` seconds later the one sentence, and the link closes (sooner, unanswered,
-        when it is closed to make room)."""
-        log.warning(
-            "link %d from %r refused: %s", link.id, link.peer, reason, extra={"peer": link.peer}
-        )
-        link.refused = True
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(link.gone.wait(), self.refuse_after)
-        self._send_and_close(link, Denied(NOT_FROM_A_DOOR, final=True))
-
-    def _join(self, link: _Link, hello: Hello) -> bool:
-        """Seat or watch `link`, whose hello has the key: whether it was welcomed."""
-        self._pending.pop(link.id, None)
-        link.peer = hello.peer  # the address the door saw
-        try:
-            welcome = self.authority.join(hello, link.id)
-        except WrongCode as wrong:
-            self.throttle.failed(hello.peer)
-            log.warning(
-                "link %d from %r: %s", link.id, hello.peer, wrong, extra={"peer": link.peer}
-            )
-            self._send_and_close(link, wrong.denied)
-            return False
-        except JoinDenied as denied:
-            self._send_and_close(link, denied.denied)
-            return False
-        self._send(link, welcome)
-        self._broadcast()
-        return True
-
-    def _dispatch(self, link: _Link, message: ClientMessage) -> bool:
-        """Act on one message; whether the link stays open."""
-        match message:
-            case Act(version, intent):
-                link.answered += 1
-                result = self.authority.act(link.id, version, intent)
-                if isinstance(result, Refused):
-                    self._send(link, result)
-                elif isinstance(result, Stale):
-                    self._send(link, self.authority.state_for(link.id))
-                else:
-                    self._broadcast()
-            case AskHint():
-                link.answered += 1
-                notice = self.authority.hint(link.id)
-                if isinstance(notice, Refused):
-                    self._send(link, notice)
-                else:
-                    self._broadcast()
-            case Leave():
-                ended = self.authority.leave(link.id)
-                if ended is None:
-                    self._broadcast()
-                else:
-                    self._finish(ended)
-                return False
-            case Hello():
-                self._refuse(link, "a second hello")
-                return False
-        return True
-
-    def _read(self, link: _Link, frame: WSMessage) -> ClientMessage | None:
-        """The message in `frame`, or None when the link must close (logged)."""
-        if frame.type is WSMsgType.TEXT:
-            try:
-                return parse_client(frame.data)
-            except ProtocolError as error:
-                self._refuse(link, str(error))
-                return None
-        if frame.type is WSMsgType.BINARY:
-            self._refuse(link, "a binary frame")
-        elif frame.type is WSMsgType.ERROR:
-            assert link.ws is not None
-            self._refuse(link, f"a bad frame ({link.ws.exception()})")
-        elif frame.type not in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
-            self._refuse(link, f"an unexpected frame ({frame.type!r})")
-        return None
-
-    def _refuse(self, link: _Link, reason: str) -> None:
-        """Close `link` for misbehaving, with one line in the log."""
-        log.warning(
-            "link %d from %r closed: %s", link.id, link.peer, reason, extra={"peer": link.peer}
-        )
-        self._close(link)
-
-    # Sending.
-
-    def _send(self, link: _Link, message: ServerMessage) -> None:
-        if link.closing:
-            return
-        if isinstance(message, State) and message.answered != link.answered:
-            message = replace(message, answered=link.answered)
-        if link.inbox is not None:
-            link.inbox.put_nowait(message)
-            return
-        try:
-            link.outbox.put_nowait(to_json(message))
-        except asyncio.QueueFull:
-            self._refuse(link, "it does not read what it is sent")
-        else:
-            if link.outbox.qsize() > OUTBOX:
-                self._refuse(link, "it does not read what it is sent")
-
-    def _send_and_close(self, link: _Link, message: ServerMessage) -> None:
-        self._send(link, message)
-        self._close(link)
-
-    def _close(self, link: _Link) -> None:
-        if not link.closing:
-            link.closing = True
-            link.gone.set()
-            with contextlib.suppress(asyncio.QueueFull):
-                (link.inbox or link.outbox).put_nowait(None)
-
-    async def _write(self, link: _Link) -> None:
-        """Send `link`'s frames in order; close it after the last."""
-        assert link.ws is not None
-        try:
-            while (frame := await link.outbox.get()) is not None:
-                await link.ws.send_str(frame)
-        except (ConnectionError, RuntimeError):
-            pass
-        finally:
-            await link.ws.close(code=link.close_code)
-
-    def _broadcast(self) -> None:
-        """Every joined link is sent the state as it sees it; then `on_change`."""
-        if self.authority.ended is not None:
-            self._finish(self.authority.ended)
-            return
-        for link in list(self._links.values()):
-            if self.authority.knows(link.id):
-                self._send(link, self.authority.state_for(link.id))
-        if self.on_change is not None:
-            self.on_change(self.authority.state_for(None))
-
-    def _finish(self, ended: Ended) -> None:
-        """The series is over: every link is told why and closed."""
-        for link in list(self._links.values()):
-            self._send_and_close(link, ended)
-        if self.on_change is not None:
-            self.on_change(self.authority.state_for(None))
-
-    async def _tick(self) -> None:
-        """The one clock of a seat's grace: while a seat is away, everyone is sent the time
-        it has left each time that passes a whole second (what the screens show), and once
-        more when it runs out."""
-        while True:
-            await asyncio.sleep(_to_next_second(self.authority.away))
-            if self.authority.ended is not None:
-                continue
-            ran_out = self.authority.tick()
-            away = self.authority.away
-            if ran_out or (away is not None and away.seconds_left > 0):
-                self._broadcast()
-
-    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(job)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-
-class HostLink:
-    """The host's own seat, in the authority's process: what `AuthorityLink` is to a friend's
-    seat (the same messages, in the same order), with no socket and no JSON in between."""
-
-    def __init__(self, server: AuthorityServer, link: _Link, welcome: Welcome) -> None:
-        """Use `AuthorityServer.open_local`."""
-        self._server = server
-        self._link = link
-        assert link.inbox is not None
-        self._inbox = link.inbox
-        self.welcome = welcome
-        """The seat this link holds."""
-
-    async def act(self, version: int, intent: Intent) -> None:
-        """Give `intent`, made on the state of `version`."""
-        self._give(Act(version, intent))
-
-    async def ask_hint(self) -> None:
-        self._give(AskHint())
-
-    async def leave(self) -> None:
-        """Leave: the series ends for both."""
-        self._give(Leave())
-
-    def _give(self, message: ClientMessage) -> None:
-        if self._link.closing:
-            raise LinkError("The link to the series is closed.")
-        self._server.give_local(self._link, message)
-
-    async def close(self) -> None:
-        """Close the link without leaving: the host's seat is then away."""
-        self._server.close_local(self._link)
-
-    @property
-    def closed(self) -> bool:
-        return self._link.closing
-
-    def __aiter__(self) -> HostLink:
-        return self
-
-    async def __anext__(self) -> State | Refused | Ended:
-        message = await self._inbox.get()
-        if message is None:
-            raise StopAsyncIteration
-        assert isinstance(message, State | Refused | Ended)
-        return message
-
-
-def _unwelcome(first: WSMessage) -> str:
-    """Why `first`, the first frame of a link, was not a hello it can be welcomed with."""
-    if first.type is WSMsgType.TEXT:
-        return "the first message was not a hello"
-    if first.type is WSMsgType.BINARY:
-        return "a binary frame"
-    if first.type is WSMsgType.ERROR:
-        return f"a bad frame ({first.data})"
-    return f"an unexpected frame ({first.type!r})"
-
-
-def _to_next_second(away: Away | None) -> float:
-    """Seconds until the grace `away` has left passes a whole second (one while nobody is
-    away, or once the grace is over)."""
-    if away is None or away.seconds_left <= 0:
-        return 1.0
-    return away.seconds_left % 1.0 or 1.0
+        await super().stop(text)
+        if self._server is not None:
+            await self._server.stop()
