@@ -1,12 +1,13 @@
 """One club across several processes sharing one PostgreSQL database (`--database`).
 
-Each process keeps the authorities of the tables opened through it, each an `AuthorityServer`
-listening on the process's cluster address (`--cluster-address`, loopback by default). What the
-other processes need of a table goes in PostgreSQL's registry of tables
-(`tictactoe.club.registry_pg`): who sits there, what the lobby shows, and where its
-authority answers with the table's door key, which only the club's processes (those given the
-database) can read. A player on another process is sent there (`GoTo`) and plays over that link:
-a move crosses one websocket, as at a table of their own process.
+Each process keeps the authorities of the tables opened through it, all served by its one table
+server listening on the process's cluster address (`--cluster-address`, loopback by default), a
+path each. What the other processes need of a table goes in PostgreSQL's registry of tables
+(`tictactoe.club.registry_pg`, written by `tictactoe.club.cluster_writer`): who sits there, what
+the lobby shows, and where its authority answers with the table's door key, which only the
+club's processes (those given the database) can read. A player on another process is sent there
+(`GoTo`) and plays over that link: a move crosses one websocket, as at a table of their own
+process.
 
 - Every change of a table is written to the registry, which tells every process by NOTIFY; each
   process LISTENs, re-reads the registry (at once, every `RESYNC_EVERY` seconds in case a
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import time
@@ -43,6 +43,7 @@ from typing import Any, Final, Protocol
 
 from tictactoe.club.cluster_store import AWAY_REFUSAL, MATCHES_CHANNEL, SENDER, ClusterStore
 from tictactoe.club.cluster_tables import LocalTable, RemoteTable, remote_table
+from tictactoe.club.cluster_writer import RegistryWriter
 from tictactoe.club.registry_pg import TABLES_CHANNEL, ClubTable, TableRegistry
 from tictactoe.club.seats_pg import NOT_OPEN, PLAYING, WAITING_ELSEWHERE
 from tictactoe.core.club import is_guest
@@ -110,21 +111,16 @@ class Cluster:
         self.remote: dict[str, RemoteTable] = {}
         """The other processes' live tables, by id."""
         self._club: Hub | None = None
-        self._local: dict[str, LocalTable] = {}
-        self._written: dict[str, tuple[tuple[str, ...], str]] = {}
-        """What the registry holds of this process's tables (players, state), as written; only
-        the writer changes it (`_rewrite` and `_ended` say what it should first forget)."""
-        self._rewrite: set[str] = set()
-        """Tables the registry lost (taken for dead, or an outage): written again."""
-        self._rewrite_all = False
-        self._ended: set[str] = set()
-        """Tables of this process still in the registry though ended: taken out."""
-        self._dirty = asyncio.Event()
+        self.writer = RegistryWriter(
+            self.registry,
+            self.process,
+            clock=clock,
+            rating=lambda handle: self.store.known_rating(handle).shown,
+        )
+        """This process's tables, written to the registry after every change."""
         self._stale = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
         self._up_since = clock()
-        self._registering: set[str] = set()
-        """Tables of this process being registered as they open (not yet in `_local`)."""
         self.refresh_every = REFRESH_EVERY
         """Seconds between two readings of everything the lobbies show of the record."""
 
@@ -134,14 +130,11 @@ class Cluster:
         """A table id no other process gives."""
         return f"{self.process}-{number}"
 
-    def url(self, port: int) -> str:
-        return f"ws://{_host(self.address)}:{port}/link"
-
     async def start(self, club: Hub) -> None:
         self._club = club
         self._tasks = [
             asyncio.create_task(self._beat()),
-            asyncio.create_task(self._write()),
+            asyncio.create_task(self.writer.run(lambda: self.up, self.away)),
             asyncio.create_task(self._resync()),
             asyncio.create_task(self._hear(TABLES_CHANNEL, self._heard, self._stale.set)),
             asyncio.create_task(
@@ -162,15 +155,15 @@ class Cluster:
 
     def changed(self, tables: Iterable[LocalTable]) -> None:
         """This process's tables as they are now (called on every change): the registry is told."""
-        self._local = {table.id: table for table in tables if not table.ending}
-        for table in self._local.values():
+        self.writer.local = {table.id: table for table in tables if not table.ending}
+        for table in self.writer.local.values():
             series = table.authority.series
             if table.sitter is None and series is not None:
                 # seated by another process's claim not heard yet: the authority's word
                 table.sitter = series.players[1].name
             if table.sitter is not None and is_guest(table.sitter):
                 table.rated = False
-        self._dirty.set()
+        self.writer.dirty.set()
 
     def busy(self, handle: str) -> str | None:
         """Why `handle` may not open or sit at a table, from the other processes' tables as last
@@ -189,8 +182,8 @@ class Cluster:
             return None
         if not self.up:
             return AWAY_REFUSAL
-        row = self._row(table, (table.opener,), self._state(table))
-        self._registering.add(table.id)
+        row = self.writer.row(table, (table.opener,), self.writer.state(table))
+        self.writer.registering.add(table.id)
         try:
             return await asyncio.to_thread(
                 self.registry.register_table, row, one_seat=TABLE_LIFETIME
@@ -199,7 +192,7 @@ class Cluster:
             self.away()
             return AWAY_REFUSAL
         finally:
-            self._registering.discard(table.id)
+            self.writer.registering.discard(table.id)
 
     def claim(self, table_id: str, handle: str, guest: bool) -> str | None:
         """Seat `handle` at this process's open table `table_id` in the registry (checked as in
@@ -272,77 +265,7 @@ class Cluster:
                 open_rows.append(table.row())
         return open_rows, playing_rows
 
-    # Keeping the registry.
-
-    def _state(self, table: LocalTable) -> str:
-        authority = table.authority
-        series = authority.series
-        wins = series.wins if series is not None else (0, 0)
-        away = authority.away
-        return json.dumps(
-            {
-                "url": self.url(table.server.port),
-                "code": authority.code,
-                "key": table.door_key,
-                "rating": self.store.known_rating(table.opener).shown,
-                "playing": series is not None,
-                "score": [wins[0], wins[1], series.draws if series is not None else 0],
-                "watchers": authority.watchers,
-                "away": None if away is None else away.name,
-            },
-            sort_keys=True,
-        )
-
-    async def _write(self) -> None:
-        """Bring the registry to what this process's tables are, after every change."""
-        while True:
-            await self._dirty.wait()
-            self._dirty.clear()
-            if not self.up:
-                continue
-            if self._rewrite_all:
-                self._written.clear()
-                self._rewrite_all = False
-            for table_id in self._rewrite:
-                self._written.pop(table_id, None)
-            for table_id in self._ended:
-                self._written.setdefault(table_id, ((), ""))
-            self._rewrite, self._ended = set(), set()
-            wanted: dict[str, tuple[tuple[str, ...], str, LocalTable]] = {
-                table.id: (
-                    (table.opener,) if table.sitter is None else (table.opener, table.sitter),
-                    self._state(table),
-                    table,
-                )
-                for table in self._local.values()
-            }
-            try:
-                await asyncio.to_thread(self._put, wanted)
-            except ClubUnavailable:
-                self.away()
-
-    def _row(self, table: LocalTable, players: tuple[str, ...], state: str) -> ClubTable:
-        beat = self.clock()
-        return ClubTable(
-            table.id, self.process, table.opener, table.rated, table.matches, players, state, beat
-        )
-
-    def _put(self, wanted: dict[str, tuple[tuple[str, ...], str, LocalTable]]) -> None:
-        for table_id in [table_id for table_id in self._written if table_id not in wanted]:
-            self.registry.remove_table(table_id)
-            del self._written[table_id]
-        for table_id, (players, state, table) in wanted.items():
-            written = self._written.get(table_id)
-            if written == (players, state):
-                continue
-            if written is None or not self.registry.update_table(
-                table_id,
-                players=players if len(players) > len(written[0]) else None,
-                state=state,
-                heartbeat=self.clock(),
-            ):
-                self.registry.register_table(self._row(table, players, state))
-            self._written[table_id] = (players, state)
+    # Keeping in touch.
 
     async def _beat(self) -> None:
         """Say this process is alive; find out whether the database answers; forget the tables
@@ -355,9 +278,8 @@ class Cluster:
                 if not self.up:
                     await self._back()
                 self.store.bans = bans
-                if beaten < len(self._written):  # taken for dead: written again
-                    self._rewrite_all = True
-                    self._dirty.set()
+                if beaten < len(self.writer.written):  # taken for dead: written again
+                    self.writer.write_all()
                 if now - self._up_since >= TABLE_LIFETIME:
                     forgotten = await asyncio.to_thread(
                         self.registry.forget_dead, now, TABLE_LIFETIME
@@ -383,8 +305,7 @@ class Cluster:
         await asyncio.to_thread(self.store.flush)
         for notice in self.record.take_notices():
             log.warning("%s", notice)
-        self._rewrite_all = True
-        self._dirty.set()
+        self.writer.write_all()
         self._stale.set()
         self._forget_cached()
 
@@ -436,27 +357,12 @@ class Cluster:
             self._merge(rows)
 
     def _merge(self, rows: list[ClubTable]) -> None:
+        self.writer.mine(row for row in rows if row.process == self.process)
         remote: dict[str, RemoteTable] = {}
-        mine: set[str] = set()
         for row in rows:
-            if row.process == self.process:
-                mine.add(row.id)
-                table = self._local.get(row.id)
-                if table is not None and table.sitter is None and len(row.players) == 2:
-                    table.sitter = row.players[1]  # seated through another process
-                    if is_guest(table.sitter):
-                        table.rated = False
-                    self._dirty.set()
-                continue
-            found = remote_table(row)
+            found = None if row.process == self.process else remote_table(row)
             if found is not None:
                 remote[row.id] = found
-        lost = set(self._written.copy()) - mine  # taken out meanwhile (thought dead): written again
-        ended = mine - set(self._local) - self._registering
-        if lost or ended:
-            self._rewrite |= lost
-            self._ended |= ended
-            self._dirty.set()
         if remote != self.remote:
             self.remote = remote
             if self._club is not None:
@@ -471,7 +377,3 @@ class Cluster:
             return  # this process's lobbies were given the new ratings as it wrote the match
         handles = [word for word in words if not word.startswith(SENDER)]
         self._club.forget_cached(handles or None)
-
-
-def _host(address: str) -> str:
-    return f"[{address}]" if ":" in address else address

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tictactoe.club.registry_pg import ClubTable
-from tictactoe.link.server import AuthorityServer
+from tictactoe.link.served import AuthorityLinks
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import TableRow
 
@@ -32,7 +32,7 @@ class LocalTable(Protocol):
     def authority(self) -> Authority: ...
 
     @property
-    def server(self) -> AuthorityServer: ...
+    def server(self) -> AuthorityLinks: ...
 
 
 @dataclass(frozen=True, slots=True)

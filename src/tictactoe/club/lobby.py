@@ -7,7 +7,8 @@
   sit, be paired, watch, take its table back, a rematch, a one-time word for another key
   (`tictactoe.online.lobby`), at most `ASKS` a second (past that, an ask is not done, and the
   player is told); anything malformed closes the lobby;
-- the tables are the tables room's (`tictactoe.club.tables`), each an authority of its own;
+- the tables are the tables room's (`tictactoe.club.tables`), each an authority of its own,
+  all served by one server (`table_server`), a path each;
 - bans are read from the record every `BANS_EVERY` seconds: a banned player's match in play is
   left, and their lobby is told `Farewell` (its game ends, saying so);
 - what one player, one address, may do is bounded (`tictactoe.club.bounds`): guests at once, asks
@@ -44,6 +45,7 @@ from tictactoe.core.club import until_text
 from tictactoe.core.key_words import SEPARATOR, WORD_LIFETIME
 from tictactoe.doors.bounds import Bucket, printable
 from tictactoe.doors.ssh.gate import Admission
+from tictactoe.link.server import LinkServer
 from tictactoe.online.lobby import (
     MAX_LOBBY_ASK,
     WATCHER_NAME,
@@ -107,6 +109,9 @@ class Club:
         """Wall-clock time, as the record keeps it."""
         self.members = Members()
         tables: dict[str, Table] = {}
+        self.table_server = LinkServer()
+        """Where every table of this process is served, a path each (on the cluster's address in
+        a club of several processes, for the others to reach)."""
         self.publisher = Publisher(record, self.members, tables, cluster=cluster, pace=pace)
         self.tables = Tables(
             record,
@@ -117,6 +122,7 @@ class Club:
             spawn=self._spawn,
             cluster=cluster,
             by_id=tables,
+            links=self.table_server,
         )
         self.gate = Gatekeeper(record, self.members, clock=clock, rated=self.publisher.ratings.put)
         self.app = web.Application()
@@ -169,6 +175,8 @@ class Club:
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         self._port = int(self._runner.addresses[0][1])
+        tables_at = "127.0.0.1" if self.cluster is None else self.cluster.address
+        await self.table_server.start(tables_at)
         self._bans_version = await asyncio.to_thread(self.record.bans_version)
         self._spawn(self.publisher.publish())
         self._spawn(self._watch_bans())
@@ -189,6 +197,7 @@ class Club:
         for task in self._tasks:
             task.cancel()
         await stopping  # nothing finished is lost
+        await self.table_server.stop()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

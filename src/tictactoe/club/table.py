@@ -1,16 +1,17 @@
-"""One table of the club (`Table`): its authority and server, who opened it and who sat, and
+"""One table of the club (`Table`): its authority and links, who opened it and who sat, and
 what each comer says hello with there (`Table.goto`).
 
-Each table is an `Authority` served by an `AuthorityServer` of its own (`tictactoe.link.server`):
-the opener holds seat 0 with the table's host token, the one who sits seat 1 with the table's
-door key, watchers come later with the same key. Only the lobby hands them out.
+Each table is an `Authority` whose links (`tictactoe.link.served`) the club's one table server
+serves at the table's own path (`tictactoe.link.server.LinkServer`): the opener holds seat 0
+with the table's host token, the one who sits seat 1 with the table's door key, watchers come
+later with the same key. Only the lobby hands them out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tictactoe.link.server import AuthorityServer
+from tictactoe.link.served import AuthorityLinks
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import WATCHER_NAME, GoTo
 
@@ -19,13 +20,14 @@ __all__ = ["Table"]
 
 @dataclass(eq=False)
 class Table:
-    """One table: its authority and server, and who opened it and who sat."""
+    """One table: its authority and its links, and who opened it and who sat."""
 
     id: str
     opener: str
     rated: bool
     matches: int | None
-    server: AuthorityServer
+    server: AuthorityLinks
+    """Its authority's links, served at the table's path."""
     host_token: str
     door_key: str
     sitter: str | None = None

@@ -42,7 +42,7 @@ from tictactoe.core.codes import new_code
 from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.series import Series
 from tictactoe.doors.throttle import Throttle
-from tictactoe.link.server import AuthorityServer
+from tictactoe.link.server import AuthorityLinks, LinkServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import GoTo, Said
 from tictactoe.online.protocol import State
@@ -76,6 +76,7 @@ class Tables:
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         cluster: Cluster | None = None,
         by_id: dict[str, Table] | None = None,
+        links: LinkServer,
     ) -> None:
         self.record = record
         self.members = members
@@ -85,6 +86,8 @@ class Tables:
         self.clock = clock
         self.spawn = spawn
         self.cluster = cluster
+        self.links = links
+        """The server every table is served by, a path each (started by the club)."""
         self.by_id: dict[str, Table] = {} if by_id is None else by_id
         """The tables by id (shared with the publisher, which shows them)."""
         self.writes = InOrder()
@@ -121,8 +124,7 @@ class Tables:
 
     def goto(self, table: Table, handle: str | None) -> GoTo:
         """What `handle` (None: a watcher) says hello with at `table`."""
-        url = table.server.url if self.cluster is None else self.cluster.url(table.server.port)
-        return table.goto(handle, url)
+        return table.goto(handle, table.server.url)
 
     # What a lobby asks.
 
@@ -150,14 +152,14 @@ class Tables:
             secrets.token_urlsafe(24),
         )
         authority = Authority(code, handle, host_token=host_token, grace=self.grace, opens=opens)
-        server = AuthorityServer(authority, Throttle(), door_key=door_key)
+        server = AuthorityLinks(authority, Throttle(), door_key=door_key)
         rated = rated_table(rated, lobby.member.guest)
         table = Table(table_id, handle, rated, matches, server, host_token, door_key)
         table.kept_for = kept_for
         server.on_change = lambda state: self._table_changed(table, state)
         self._opening.add(handle)  # one table waiting, however many lobbies ask
         try:
-            await server.start("127.0.0.1" if self.cluster is None else self.cluster.address)
+            self.links.serve(server, table_id)
             refused = None
             if self.cluster is not None:  # one table a handle, club-wide
                 refused = await self.cluster.register(table, lobby.member.guest)
