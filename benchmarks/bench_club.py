@@ -175,6 +175,8 @@ async def start_club(data: Path, options: Sequence[str] = ()) -> tuple[subproces
     assert club.stdout is not None
     loop = asyncio.get_running_loop()
     line = await asyncio.wait_for(loop.run_in_executor(None, club.stdout.readline), WAIT)
+    if line.startswith("Starting"):  # the line said while the record is read
+        line = await asyncio.wait_for(loop.run_in_executor(None, club.stdout.readline), WAIT)
     found = re.search(r"port (\d+): players type", line)
     if found is None:
         club.kill()
@@ -303,7 +305,7 @@ async def new_tables(players: list[Player], tables: int) -> list[float]:
             for when, player in zip(seen, others, strict=True)
         ]
         times += [(when - opened) * 1000 for when in done]
-        await within(opener.expect("waiting at your table"), opener, "its table")
+        await within(opener.expect("waiting for someone to sit"), opener, "its table")
         opener.send("c")  # taken back: the next table is the only one open
         await asyncio.sleep(1.0)
     return times
@@ -355,7 +357,7 @@ async def churn(player: Player, every: float, busy: asyncio.Event) -> int:
     while busy.is_set():
         player.from_now().send("o\r")
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(player.expect("waiting at your table"), WAIT)
+            await asyncio.wait_for(player.expect("waiting for someone to sit"), WAIT)
         await asyncio.sleep(every / 2)
         player.send("c")
         await asyncio.sleep(every / 2)
