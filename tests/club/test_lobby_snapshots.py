@@ -5,6 +5,7 @@ added to it, and what each lobby is sent is the very text of its whole snapshot.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC
 from pathlib import Path
 
 from hypothesis import given
@@ -13,6 +14,9 @@ from hypothesis import strategies as st
 from club.test_club_hostile import come_in, heard, opened_by
 from online.test_end_to_end import WAIT
 from tictactoe.club.lobby import Club
+from tictactoe.core.engine import Mark
+from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.players import Player
 from tictactoe.online.lobby import (
     LadderLine,
     LobbyNews,
@@ -52,13 +56,16 @@ snapshots = st.builds(
     st.lists(
         st.builds(
             PastMatch,
-            st.tuples(texts, texts),
-            st.sampled_from(["XO", "OX"]),
-            st.integers(0, 1),
-            st.lists(st.integers(0, 8), max_size=9).map(tuple),
-            st.none() | st.integers(0, 1),
+            st.builds(
+                FinishedMatch,
+                st.tuples(st.builds(Player, texts), st.builds(Player, texts)),
+                st.sampled_from([(Mark.X, Mark.O), (Mark.O, Mark.X)]),
+                st.integers(0, 1),
+                st.lists(st.integers(0, 8), max_size=9).map(tuple),
+                st.none() | st.integers(0, 1),
+                st.none() | st.datetimes(timezones=st.just(UTC)),
+            ),
             st.booleans(),
-            st.none() | st.floats(0, 2e9),
         ),
         max_size=3,
     ).map(tuple),

@@ -17,7 +17,7 @@ Where each rule lives:
 - `upkeep`: what runs beside play (the integrity check, checkpoints, the import of
   an old stats.json);
 - `queries`: what the record screen reads (totals, head to head, recent matches);
-- `match`: `MatchRecord`, one match as the record keeps it;
+- `match`: a match's row written and read back (`MatchRecord` is the core's `FinishedMatch`);
 - `database`: the SQLite calls the others share;
 - `club_store`: `ClubStore`, what a club asks of its store, and `open_club_store` (SQLite, or
   PostgreSQL when asked);
