@@ -12,6 +12,9 @@ def _leave_quietly(number: int, _frame: object) -> None:
     """Leave at once: nothing is on screen or to be kept yet. (Raising SystemExit instead is not
     quiet: one raised while a module makes a class comes out as a RuntimeError and its
     traceback, "Error calling __set_name__".)"""
+    process = sys.modules.get("tictactoe.process")  # (no import in a signal's handler)
+    if process is not None:
+        process.echo_back()
     os._exit(128 + number)
 
 
@@ -28,12 +31,16 @@ def main() -> int:
     for name in ("SIGHUP", "SIGINT", "SIGTERM"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _leave_quietly)
-    from tictactoe.process import take_terminal
+    from tictactoe.process import echo_back, echo_off, take_terminal
 
     take_terminal()
-    from tictactoe.cli import main as run  # after the signals: the imports take a while
+    echo_off()  # keys typed while the game loads are not shown on the terminal
+    try:
+        from tictactoe.cli import main as run  # after the signals: the imports take a while
 
-    return run()
+        return run()
+    finally:
+        echo_back()
 
 
 if __name__ == "__main__":

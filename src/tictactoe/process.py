@@ -1,5 +1,6 @@
-"""The edges of the process: the terminal it needs, the signals that end it, the way it
-ends a child of its own (`end_in_steps`), and the files it may have open (`open_files_limit`).
+"""The edges of the process: the terminal it needs (its echo off while the game loads), the
+signals that end it, the way it ends a child of its own (`end_in_steps`), and the files it may
+have open (`open_files_limit`).
 
 Standard library only. (Before the game runs, `tictactoe.__main__` has the signals
 end the process quietly: Ctrl-C while the modules import leaves no traceback.)
@@ -16,7 +17,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from tictactoe.served import is_served
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = [
     "GRACE",
     "SIGNALS",
+    "echo_back",
+    "echo_off",
     "end_in_steps",
     "open_files_limit",
     "screen_file",
@@ -109,6 +112,44 @@ def take_terminal() -> None:
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
         return
     os.close(fd)
+
+
+_echoing: list[Any] | None = None
+"""The terminal's settings before `echo_off`, while its echo is off; None otherwise."""
+
+
+def echo_off() -> None:
+    """Stop the terminal (standard input) echoing what is typed, from the very start: keys typed
+    while the game loads are its type-ahead, not text left on the terminal (they showed before
+    the score once the game had left: "x51Final score"). `echo_back` puts the settings back."""
+    global _echoing
+    if sys.platform == "win32" or _echoing is not None:
+        return
+    import termios
+
+    try:
+        if not os.isatty(0):
+            return
+        before = termios.tcgetattr(0)
+        quiet = list(before)
+        quiet[3] &= ~termios.ECHO
+        termios.tcsetattr(0, termios.TCSANOW, quiet)
+    except (OSError, termios.error):
+        return
+    _echoing = before
+
+
+def echo_back() -> None:
+    """The terminal's settings as they were before `echo_off` (Textual restores them as it found
+    them: with the echo off); nothing if its echo was not turned off."""
+    global _echoing
+    if _echoing is None or sys.platform == "win32":
+        return
+    import termios
+
+    before, _echoing = _echoing, None
+    with suppress(OSError, termios.error):
+        termios.tcsetattr(0, termios.TCSANOW, before)
 
 
 def screen_file() -> TextIO | None:

@@ -12,6 +12,8 @@ import itertools
 import os
 import random
 import select
+import signal
+import termios
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from app.test_process import Terminal, play_a_win_for_ada
+from app.test_process import ENTER_ALTERNATE_SCREEN, Terminal, play_a_win_for_ada
 from limits import EVENT_LIMIT
 from online.test_end_to_end import words
 from tictactoe.adapters import terminal_input
@@ -610,3 +612,43 @@ def cpu_seconds(pid: int) -> float:
     """The CPU time the process `pid` has used, its own and the kernel's on its behalf."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+LOADING_UNTIL_TYPED = (
+    "import os, sys, time, tictactoe.cli as cli, tictactoe.__main__ as entry;"
+    "run, typed = cli.main, os.environ['TYPED'];"
+    "cli.main = lambda: ([time.sleep(0.01) for _ in iter(lambda: os.path.exists(typed), True)],"
+    " run())[1];"
+    "sys.exit(entry.main())"
+)
+"""The game, its loading held until the file `TYPED` names is there: keys typed while it loads,
+every time."""
+
+
+@pytest.mark.slow  # a real game in a pseudo-terminal
+def test_keys_typed_while_the_game_loads_are_not_echoed_onto_the_terminal(tmp_path: Path) -> None:
+    """Keys typed before the screen was drawn were echoed by the terminal (its echo was on until
+    Textual took it), and stayed there once the game had left: "x51Final score". The echo is
+    off from the very start, the keys are the game's type-ahead, and it is on again after."""
+    typed = tmp_path / "typed"
+    game = Terminal(
+        *("--player1", "Ada", "--player2", "Bob", "--no-save"),
+        code=LOADING_UNTIL_TYPED,
+        env={"TYPED": str(typed)},
+    )
+    deadline = time.monotonic() + EVENT_LIMIT
+    while termios.tcgetattr(game.fd)[3] & termios.ECHO:
+        if time.monotonic() > deadline:
+            game.close()
+            os.kill(game.pid, signal.SIGKILL)
+            os.waitpid(game.pid, 0)
+            pytest.fail(f"the echo was still on while the game loaded: {game.seen()!r}")
+        time.sleep(0.01)
+    os.write(game.fd, b"x51")
+    typed.touch()  # the game loads on
+    shown(game, "2. Bob O bottom-left")  # x, 5 and 1 all played: the type-ahead counts
+    assert b"x51" not in game.output.split(ENTER_ALTERNATE_SCREEN)[0]
+    os.write(game.fd, b"q")
+    assert game.finish() == 0
+    assert b"x51" not in game.after_the_game
+    assert game.line_settings is not None and game.line_settings & termios.ECHO
