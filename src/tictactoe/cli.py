@@ -1,5 +1,5 @@
-"""The `tictactoe` command: run the app its options ask for (`tictactoe.options`), then say
-how the series ended (`tictactoe.report`)."""
+"""The `tictactoe` command: read its words once (`tictactoe.options`), run what they ask for,
+then say how the series ended (`tictactoe.report`)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,19 @@ from typing import Final
 
 from tictactoe.config import GameConfig
 from tictactoe.core.series import Series
-from tictactoe.options import host_options, parse_config, parse_online, parse_serve
+from tictactoe.options import (
+    BadArguments,
+    Parsed,
+    game_config,
+    host_options,
+    online_setup,
+    parse,
+    serve_config,
+)
 from tictactoe.process import echo_back, open_files_limit, signals_stop, terminal_problem
 from tictactoe.report import tell_the_end
 
-__all__ = ["UNSAVED", "exit_status", "main", "play_online"]
+__all__ = ["UNSAVED", "exit_status", "main", "play_online", "run"]
 
 UNSAVED: Final = 3
 """The exit status of a game that ended as asked but lost finished matches (the last line
@@ -24,33 +32,41 @@ printed says how many, and where they were meant to go)."""
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The whole command: its exit statuses are in the README."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in ("serve", "host", "join", "club"):  # typing shows again
+    try:
+        return run(parse(sys.argv[1:] if argv is None else argv))
+    except BadArguments as refusal:  # a club's command, or hosting on Windows: one sentence
+        print(refusal, file=sys.stderr)
+        return 2
+
+
+def run(parsed: Parsed) -> int:
+    """The command `parsed` names, with its arguments; the exit status."""
+    if parsed.command and parsed.command != ("club-session",):  # typing shows again
         echo_back()
-    if argv and argv[0] == "serve":  # `tictactoe serve ...`: the game for web browsers
-        from tictactoe.serve import serve
+    match parsed.command:
+        case ("serve",):  # the game for web browsers
+            from tictactoe.serve import serve
 
-        gc.enable()  # a server runs for long (the game turns it on once it is drawn)
-        open_files_limit()  # the doors' own bounds are what limit connections
-        return serve(parse_serve(argv[1:]))
-    if argv and argv[0] in ("host", "join"):  # a series with a friend on another machine
-        return play_online(argv)
-    if argv and argv[0] == "club":  # the club owner's commands, else the club itself (below)
-        from tictactoe.club.commands import COMMANDS, run_command
+            gc.enable()  # a server runs for long (the game turns it on once it is drawn)
+            open_files_limit()  # the doors' own bounds are what limit connections
+            return serve(serve_config(parsed))
+        case ("host",) | ("join",):  # a series with a friend on another machine
+            return play_online(parsed)
+        case ("club",):  # a club players reach with ssh
+            from tictactoe.club.server import run_club
 
-        if argv[1:2] and argv[1] in COMMANDS:
-            return run_command(argv[1:])
-    if argv and argv[0] == "club-session":  # what a club's door starts for a player's session
-        from tictactoe.tui.club_app import play_at_club
+            gc.enable()  # a server runs for long
+            open_files_limit()  # the door's own bounds are what limit connections
+            return run_club(parsed.args)
+        case ("club", _):  # one of the club owner's commands
+            from tictactoe.club.commands import run_command
 
-        return play_at_club(argv[1:])
-    if argv and argv[0] == "club":  # `tictactoe club ...`: a club players reach with ssh
-        from tictactoe.club.server import run_club
+            return run_command(parsed.args)
+        case ("club-session",):  # what a club's door starts for a player's session
+            from tictactoe.tui.club_app import play_at_club
 
-        gc.enable()  # a server runs for long
-        open_files_limit()  # the door's own bounds are what limit connections
-        return run_club(argv[1:])
-    config = parse_config(argv)
+            return play_at_club(parsed.args.link, parsed.args.peer)
+    config = game_config(parsed)
     if not config.plain and plain_by_choice(config):
         config = replace(config, plain=True)
     if config.plain:  # line by line: no screen to draw, any input will do
@@ -71,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         name, relay = app.friend_online
         app.settings.update(relay=relay)  # remembered for next time; "" forgets it
         options = [f"--player1={name}", *host_options(config)]
-        return play_online(["host", *options, *([f"--relay={relay}"] if relay else [])])
+        return play_online(parse(["host", *options, *([f"--relay={relay}"] if relay else [])]))
     if series is None:  # an unexpected error ended it: the score as of the last finished match
         series = app.series
     tell_the_end(series, "", app.unsaved_matches, app.record.path)
@@ -87,18 +103,13 @@ def plain_by_choice(config: GameConfig) -> bool:
     return settings.settings.plain
 
 
-def play_online(argv: Sequence[str]) -> int:
-    """`tictactoe host` or `tictactoe join`: one seat of a series online; the exit status."""
+def play_online(parsed: Parsed) -> int:
+    """`tictactoe host` or `tictactoe join` (refused on Windows as they are read: the doors
+    give each friend a pty and a process group): one seat of a series online; the exit
+    status."""
     import asyncio
 
-    if sys.platform == "win32":  # the doors give each friend a pty and a process group
-        print(
-            f"tictactoe {argv[0]}: hosting a series needs Linux or macOS (from Windows, join"
-            " a friend's series with ssh or a web browser).",
-            file=sys.stderr,
-        )
-        return 2
-    config, setup, host = parse_online(argv)
+    config, setup, host = online_setup(parsed)
     if config.plain and host is None:  # a friend's seat, or a watcher, line by line
         from tictactoe.lines.online import join_lines
 

@@ -20,9 +20,10 @@ import pytest
 from limits import eventually
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, LOBBIES_BURST, Club, lobby_pace, lobby_rate
-from tictactoe.club.server import club_for, club_parser
+from tictactoe.club.server import club_for
 from tictactoe.doors.bounds import Bucket
 from tictactoe.online.lobby import CloseTable, LobbyNews, OpenTable, Snapshot
+from tictactoe.options import BadArguments, parse
 from tictactoe.record.club import ClubRecord
 
 from .test_club_features import goto, key_line, next_news
@@ -117,12 +118,12 @@ async def test_a_lobby_is_sent_a_snapshot_once_a_gap_and_its_own_change_at_once(
         record.close()
 
 
-def test_the_owner_sets_the_pace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert club_parser().parse_args(["--lobby-pace", "40"]).lobby_pace == 40.0
+def test_the_owner_sets_the_pace(tmp_path: Path) -> None:
+    assert parse(["club", "--lobby-pace", "40"]).args.lobby_pace == 40.0
     for wrong in ("0", "-3", "fast", "1e9"):
-        with pytest.raises(SystemExit):
-            club_parser().parse_args(["--lobby-pace", wrong])
-        assert "--lobby-pace" in capsys.readouterr().err
+        with pytest.raises(BadArguments) as refusal:
+            parse(["club", "--lobby-pace", wrong])
+        assert str(refusal.value).startswith("tictactoe club: --lobby-pace: ")
     record = ClubRecord(tmp_path / "club.sqlite")
     try:
         paced = club_for(record, grace=1.0, lobby_pace=40.0)

@@ -47,7 +47,7 @@ from record.test_club_record import (
 from record.test_club_record import (
     test_the_owner_sees_and_removes_keys as test_the_owner_sees_and_removes_keys,
 )
-from tictactoe.club.migrate import run_migrate
+from tictactoe.cli import main
 from tictactoe.club.registry_pg import TABLES_CHANNEL, ClubTable, TableRegistry
 from tictactoe.core.ai import Level
 from tictactoe.core.club import CLAIMS_PER_HOUR, START, Rating, rated
@@ -468,26 +468,26 @@ def test_the_migrate_command_does_the_schema_alone(
 ) -> None:
     monkeypatch.delenv("TICTACTOE_DATABASE", raising=False)
     where = f"127.0.0.1:{postgres.port}/{database.rsplit('/', 1)[1]}"
-    assert run_migrate(["--database", database]) == 0
+    assert main(["club", "migrate", "--database", database]) == 0
     assert capsys.readouterr().out == (
         f"The club's database {where} went from schema version 0 to {PG_SCHEMA_VERSION}.\n"
     )
     monkeypatch.setenv("TICTACTOE_DATABASE", database)
-    assert run_migrate([]) == 0
+    assert main(["club", "migrate"]) == 0
     assert "already" in capsys.readouterr().out
 
     with psycopg.connect(database, autocommit=True) as db:
         db.execute("UPDATE schema_version SET version = version + 1")
-    assert run_migrate([]) == 2
+    assert main(["club", "migrate"]) == 2
     refused = capsys.readouterr().err
     assert refused.startswith("tictactoe club migrate: The club's database") and "newer" in refused
     assert refused.count("\n") == 1
 
     monkeypatch.delenv("TICTACTOE_DATABASE")
-    assert run_migrate([]) == 2
+    assert main(["club", "migrate"]) == 2
     assert "--database postgresql://" in capsys.readouterr().err
     unreachable = f"postgresql://postgres@127.0.0.1:{postgres.port}/no_such_database"
-    assert run_migrate(["--database", unreachable]) == 2
+    assert main(["club", "migrate", "--database", unreachable]) == 2
     assert "could not be used" in capsys.readouterr().err
 
 
@@ -558,7 +558,6 @@ def test_a_match_written_whose_answer_was_lost_is_not_written_twice(
 def test_the_owner_s_commands_take_the_database(
     database: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tictactoe.cli import main
 
     monkeypatch.delenv("TICTACTOE_DATABASE", raising=False)
     assert main(["club", "migrate", "--database", database]) == 0

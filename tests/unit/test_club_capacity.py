@@ -30,7 +30,7 @@ from tictactoe.club.capacity import (
     players_for,
 )
 from tictactoe.club.lobby import Club
-from tictactoe.club.server import club_parser
+from tictactoe.options import BadArguments, parse
 from tictactoe.record.club import ClubRecord
 
 MIB = 1024 * 1024
@@ -107,10 +107,10 @@ async def test_the_gate_keeps_room_for_keys_and_gives_a_guest_one_game(tmp_path:
         await club.stop()
 
 
-def test_max_players_is_a_number_of_players(capsys: pytest.CaptureFixture[str]) -> None:
-    assert club_parser().parse_args(["--max-players", "64"]).max_players == 64
-    assert club_parser().parse_args([]).max_players is None  # from the memory
+def test_max_players_is_a_number_of_players() -> None:
+    assert parse(["club", "--max-players", "64"]).args.max_players == 64
+    assert parse(["club"]).args.max_players is None  # from the memory
     for wrong in ("1", "x", "-5"):
-        with pytest.raises(SystemExit):
-            club_parser().parse_args(["--max-players", wrong])
-    assert "--max-players" in capsys.readouterr().err
+        with pytest.raises(BadArguments) as refusal:
+            parse(["club", "--max-players", wrong])
+        assert str(refusal.value).startswith("tictactoe club: --max-players: ")

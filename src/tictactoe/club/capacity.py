@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from tictactoe.doors.bounds import Bucket
-
 __all__ = [
     "FEWEST_PLAYERS",
     "GUESTS_A_SECOND",
@@ -165,6 +163,8 @@ class GuestDoor:
         cores: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        from tictactoe.doors.bounds import Bucket  # asyncio: not for the command line's help
+
         many = cores if cores is not None else machine_cores()
         self.places = places if places is not None else guest_places(MOST_PLAYERS)
         """Guests at once, at most."""

@@ -2,7 +2,7 @@
 
 Each opens the club's file (`--data DIR`, as the running club does) beside the running club,
 which sees a ban at once; each prints plain text in aligned columns (or `--json`), names made
-safe by the record. Exit status 0; 2 for bad arguments (`tictactoe.club.arguments`: never
+safe by the record. Exit status 0; 2 for bad arguments (refused by `tictactoe.options`: never
 argparse's usage block), an unknown handle or a folder that holds no club, each said in one
 sentence.
 """
@@ -15,121 +15,26 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Final
 
 from rich.cells import cell_len
 
-from tictactoe.club.arguments import BadArguments, OwnerParser, unknown
-from tictactoe.core.club import BadDuration, duration_of, until_text
+from tictactoe.core.club import until_text
 from tictactoe.record.club import ClubUnavailable, UnknownHandle, club_path
 from tictactoe.record.club_store import ClubStore, database_of, open_club_store
 
-__all__ = ["COMMANDS", "run_command"]
-
-COMMANDS: Final = ("ladder", "ban", "unban", "players", "keys", "unkey", "migrate")
-"""The owner's commands, the word after `tictactoe club`."""
+__all__ = ["run_command"]
 
 PROG: Final = "tictactoe club"
 
-WORDS: Final = {
-    "HANDLE": "the handle",
-    "FINGERPRINT": "the key's fingerprint (SHA256:…, as `tictactoe club keys` prints it)",
-    "LENGTH": "a length of time, such as 30m, 1h or 2d",
-    "DIR": "the club's folder",
-    "DSN": "the club's database, postgresql://USER@HOST:PORT/DB",
-}
-"""What each argument's metavar stands for, in the sentence refusing it."""
 
-
-def _length(text: str) -> float:
-    try:
-        return duration_of(text)
-    except BadDuration as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _parser() -> OwnerParser:
-    parser = OwnerParser(
-        prog=PROG, description="The club owner's commands.", allow_abbrev=False, words=WORDS
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    data = OwnerParser(add_help=False, words=WORDS)
-    data.add_argument(
-        "--data",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the club's folder, as given to `tictactoe club` (default: the user data folder's)",
-    )
-    data.add_argument(
-        "--database",
-        default=None,
-        metavar="DSN",
-        help="the club's PostgreSQL database, postgresql://USER@HOST:PORT/DB, as given to"
-        " `tictactoe club` (default: $TICTACTOE_DATABASE; without it, the club's folder)",
-    )
-    ladder = commands.add_parser(
-        "ladder", parents=[data], help="print the ladder", allow_abbrev=False
-    )
-    ladder.add_argument("--json", action="store_true", help="a JSON list of objects")
-    ban = commands.add_parser(
-        "ban",
-        parents=[data],
-        help="refuse a player (and their keys) at the door",
-        allow_abbrev=False,
-    )
-    ban.add_argument("handle", metavar="HANDLE")
-    ban.add_argument(
-        "--for",
-        dest="length",
-        type=_length,
-        default=None,
-        metavar="LENGTH",
-        help="how long: 30m, 1h, 2d, 1w (default: for ever)",
-    )
-    unban = commands.add_parser(
-        "unban", parents=[data], help="let a banned player in again", allow_abbrev=False
-    )
-    unban.add_argument("handle", metavar="HANDLE")
-    players = commands.add_parser(
-        "players",
-        parents=[data],
-        help="list handles, their keys' fingerprints and when they were last seen",
-        allow_abbrev=False,
-    )
-    players.add_argument("--json", action="store_true", help="a JSON list of objects")
-    keys = commands.add_parser(
-        "keys", parents=[data], help="list the keys that sign in as a handle", allow_abbrev=False
-    )
-    keys.add_argument("handle", metavar="HANDLE")
-    keys.add_argument("--json", action="store_true", help="a JSON list of objects")
-    unkey = commands.add_parser(
-        "unkey",
-        parents=[data],
-        help="a key no longer signs in as a handle (its fingerprint, as `keys` prints it)",
-        allow_abbrev=False,
-    )
-    unkey.add_argument("handle", metavar="HANDLE")
-    unkey.add_argument("fingerprint", metavar="FINGERPRINT")
-    unkey.add_argument("--json", action="store_true", help="a JSON object")
-    return parser
-
-
-def run_command(argv: Sequence[str]) -> int:
-    """One owner's command (`argv` begins with its name); the exit status."""
-    if argv and argv[0] == "migrate":
+def run_command(args: argparse.Namespace) -> int:
+    """One owner's command (`args.owner`, its arguments read by `tictactoe.options`); the exit
+    status."""
+    if args.owner == "migrate":
         from tictactoe.club.migrate import run_migrate
 
-        return run_migrate(argv[1:])
-    parser = _parser()
-    try:
-        args, extras = parser.parse_known_args(argv)
-        if extras:
-            raise unknown(f"{PROG} {args.command}", extras)
-    except BadArguments as error:
-        print(error, file=sys.stderr)
-        return 2
+        return run_migrate(args.database)
     path = club_path(args.data)
     if database_of(args.database) is None and not path.is_file():
         where = path.parent
@@ -143,15 +48,15 @@ def run_command(argv: Sequence[str]) -> int:
     try:
         for notice in record.take_notices():
             print(notice, file=sys.stderr)
-        if args.command == "ladder":
+        if args.owner == "ladder":
             _ladder(record, as_json=args.json)
-        elif args.command == "players":
+        elif args.owner == "players":
             _players(record, as_json=args.json)
-        elif args.command == "keys":
+        elif args.owner == "keys":
             _keys(record, args.handle, as_json=args.json)
-        elif args.command == "unkey":
+        elif args.owner == "unkey":
             return _unkey(record, args.handle, args.fingerprint, as_json=args.json)
-        elif args.command == "ban":
+        elif args.owner == "ban":
             until = None if args.length is None else time.time() + args.length
             record.ban(args.handle, until)
             print(f"{args.handle.lower()} is banned {until_text(until or float('inf'))}.")

@@ -8,10 +8,8 @@ named, it cannot be reached, it holds another program's tables or a newer schema
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from typing import Final
 
-from tictactoe.club.arguments import BadArguments, OwnerParser
 from tictactoe.record.club import ClubUnavailable
 from tictactoe.record.club_store import DATABASE_VARIABLE, database_of
 
@@ -20,26 +18,10 @@ __all__ = ["run_migrate"]
 PROG: Final = "tictactoe club migrate"
 
 
-def run_migrate(argv: Sequence[str]) -> int:
-    """`tictactoe club migrate` with `argv` (the words after `migrate`): the exit status."""
-    parser = OwnerParser(
-        prog=PROG,
-        words={"DSN": "the club's database, postgresql://USER@HOST:PORT/DB"},
-        description="Make or migrate the club's schema in its PostgreSQL database.",
-        allow_abbrev=False,
-    )
-    parser.add_argument(
-        "--database",
-        default=None,
-        metavar="DSN",
-        help=f"the club's database, postgresql://USER@HOST:PORT/DB (default: ${DATABASE_VARIABLE})",
-    )
-    try:
-        args = parser.parse_args(argv)
-    except BadArguments as error:
-        print(error, file=sys.stderr)
-        return 2
-    dsn = database_of(args.database)
+def run_migrate(database: str | None) -> int:
+    """`tictactoe club migrate` of the club's `database` (None: the environment's): the exit
+    status."""
+    dsn = database_of(database)
     if dsn is None:
         print(
             f"{PROG}: name the club's database with --database postgresql://USER@HOST:PORT/DB"

@@ -18,14 +18,12 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, cast
 
 import platformdirs
 
 from tictactoe.club.capacity import (
-    FEWEST_PLAYERS,
     MOST_PLAYERS,
     GuestDoor,
     available_memory,
@@ -40,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "club_for",
-    "club_parser",
     "default_data",
     "merging_said",
     "run_club",
@@ -78,128 +75,14 @@ def default_data() -> Path:
     return platformdirs.user_data_path("tictactoe") / "club"
 
 
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError("a port is a number from 1 to 65535 (0: any free one)")
-    return port
-
-
-def _pace(text: str) -> float:
-    try:
-        pace = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 1 <= pace <= 100_000:
-        raise argparse.ArgumentTypeError("a pace is from 1 to 100000 lobby changes a second")
-    return pace
-
-
-def _players(text: str) -> int:
-    try:
-        players = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of players") from None
-    if not FEWEST_PLAYERS <= players <= 100_000:
-        raise argparse.ArgumentTypeError(f"a club has room for {FEWEST_PLAYERS} players or more")
-    return players
-
-
-def club_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tictactoe club",
-        description="Run a club: players come in with ssh -p PORT HANDLE@HOST, find a game in"
-        " the lobby, and climb the ladder.",
-        allow_abbrev=False,
-    )
-    parser.add_argument(
-        "--listen", default=None, metavar="ADDR", help="the address to listen on (default: all)"
-    )
-    parser.add_argument(
-        "--ssh-port", type=_port, default=2222, metavar="PORT", help="the SSH port (default 2222)"
-    )
-    parser.add_argument(
-        "--web-port",
-        type=_port,
-        default=None,
-        metavar="PORT",
-        help="also a web door on this port: each browser tab a guest (default: none)",
-    )
-    parser.add_argument(
-        "--web-name",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a name the web door is reached by (club.example.org), besides this machine's own"
-        " names and addresses; may be given again",
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the club's folder: its record, host key and log (default: the user data folder)",
-    )
-    parser.add_argument("--grace", type=float, default=120.0, help=argparse.SUPPRESS)
-    parser.add_argument(
-        "--database",
-        default=None,
-        metavar="DSN",
-        help="a PostgreSQL database, postgresql://USER@HOST:PORT/DB, shared by several club"
-        " processes (default: TICTACTOE_DATABASE, else the club's own file in --data)",
-    )
-    parser.add_argument(
-        "--host-key",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="the SSH host key (default: ssh_host_key in --data); give every process of a club"
-        " the same one",
-    )
-    parser.add_argument(
-        "--cluster-address",
-        default=None,
-        metavar="ADDR",
-        help="with --database: the address the other club processes reach this one's tables at"
-        " (default 127.0.0.1: every process on this machine)",
-    )
-    parser.add_argument(
-        "--lobby-pace",
-        type=_pace,
-        default=None,
-        metavar="N",
-        help="the most lobby changes sent a second, over all lobbies, past a burst (default: 25"
-        " for each 2 cores): more keeps a busy club's lobbies fresher, fewer its moves faster",
-    )
-    parser.add_argument(
-        "--max-players",
-        type=_players,
-        default=None,
-        metavar="N",
-        help="players at once, each a game of about 22 MiB, guests at most half of them"
-        f" (default: what the memory available at the start holds, at most {MOST_PLAYERS})",
-    )
-    parser.add_argument(
-        "--proxy-protocol",
-        action="store_true",
-        help="take only connections that begin with a PROXY protocol header (HAProxy's"
-        " send-proxy), and count each player by the address it names: behind a load balancer",
-    )
-    return parser
-
-
 def session_command(lobby_url: str, peer: str) -> list[str]:
     """The game a door starts for a player's session: this Python, `tictactoe club-session`."""
     return [sys.executable, "-m", "tictactoe", "club-session", "--link", lobby_url, "--peer", peer]
 
 
-def run_club(argv: Sequence[str]) -> int:
-    """`tictactoe club [options]`: run until SIGINT or SIGTERM; the exit status."""
-    parser = club_parser()
-    args = parser.parse_args(argv)
+def run_club(args: argparse.Namespace) -> int:
+    """`tictactoe club [options]` (`args`, as `tictactoe.options` read them): run until SIGINT
+    or SIGTERM; the exit status."""
     if sys.platform == "win32":
         print("tictactoe club: a club needs Linux or macOS.", file=sys.stderr)
         return 2
@@ -209,7 +92,7 @@ def run_club(argv: Sequence[str]) -> int:
         data.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         reason = error.strerror or str(error)
-        parser.exit(2, f"tictactoe club: error: cannot make the folder {data}: {reason}.\n")
+        return _refused(f"cannot make the folder {data}: {reason}.")
     from tictactoe.doors.log import log_to_file
     from tictactoe.doors.ssh import HostKeyError, load_host_key
 
@@ -217,14 +100,14 @@ def run_club(argv: Sequence[str]) -> int:
     try:
         key = load_host_key(args.host_key or data / HOST_KEY_FILE)
     except HostKeyError as error:
-        parser.exit(2, f"tictactoe club: error: {error}\n")
+        return _refused(str(error))
     from tictactoe.record.club import ClubUnavailable
     from tictactoe.record.club_store import open_club_store
 
     try:
         record = open_club_store(data, args.database)
     except ClubUnavailable as error:
-        parser.exit(2, f"tictactoe club: error: {error}\n")
+        return _refused(str(error))
     try:
         return asyncio.run(_serve(args, key, record))
     except OSError as error:
@@ -233,6 +116,12 @@ def run_club(argv: Sequence[str]) -> int:
         return 2
     finally:
         record.close()
+
+
+def _refused(problem: str) -> int:
+    """The club cannot start: `problem` said, and the exit status 2."""
+    print(f"tictactoe club: error: {problem}", file=sys.stderr)
+    return 2
 
 
 async def _serve(args: argparse.Namespace, key: object, record: object) -> int:

@@ -213,26 +213,22 @@ class ClubApp(TicTacToeApp):
                 await self.lobby_link.close()
 
 
-def play_at_club(argv: Sequence[str]) -> int:
+def play_at_club(link: str, peer: str) -> int:
     """`tictactoe club-session --link URL [--peer ADDRESS]`, what the club's door starts for a
-    session (the player's secret in `CLUB_TOKEN`): the lobby and the tables; the exit status."""
-    import argparse
+    session (the player's secret in `CLUB_TOKEN`): the lobby at `link` and its tables, for the
+    player at the address `peer`; the exit status."""
     import asyncio
     import os
 
     from tictactoe.club.lobby import CLUB_TOKEN
     from tictactoe.process import signals_stop, terminal_problem
 
-    parser = argparse.ArgumentParser(prog="tictactoe club-session")
-    parser.add_argument("--link", required=True, metavar="URL")
-    parser.add_argument("--peer", default="127.0.0.1")
-    args = parser.parse_args(argv)
     token = os.environ.pop(CLUB_TOKEN, "")
     problem = terminal_problem()
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
-    app = ClubApp(GameConfig(save=False), ClubSetup(args.link, token, args.peer))
+    app = ClubApp(GameConfig(save=False), ClubSetup(link, token, peer))
 
     async def run() -> None:
         try:

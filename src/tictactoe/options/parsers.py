@@ -1,10 +1,11 @@
-"""The owner's commands' arguments, read by argparse and refused in one sentence.
+"""The parser of each command, and the two ways it may refuse arguments.
 
-argparse answers a bad argument with its usage block and a terse line ("error: the following
-arguments are required: HANDLE"); an owner's command says instead one sentence naming the
-command and what to type (`BadArguments`), and its caller exits with status 2. A value that
-begins with `-` is taken as the value of the option before it (`--for -1h` is read as
-`--for=-1h`, and refused for what it is, not for a missing value).
+Most commands refuse as argparse does: their usage, then a line "error: ...". The club's say
+instead one sentence naming the command and what to type (`BadArguments`; the caller exits
+with status 2): a parser given `words`, what each metavar stands for, is of that kind. There a
+value that begins with `-` is taken as the value of the option before it (`--for -1h` is read
+as `--for=-1h`, and refused for what it is, not for a missing value). A command that `needs`
+Linux or macOS refuses on Windows before reading anything, its `--help` too.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import argparse
 import functools
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
-__all__ = ["BadArguments", "OwnerParser", "unknown"]
+__all__ = ["BadArguments", "CommandParser"]
 
 _ARGUMENT: re.Pattern[str] = re.compile(r"argument ([^:]+): (.*)", re.S)
 _REQUIRED: re.Pattern[str] = re.compile(r"the following arguments are required: (.*)", re.S)
@@ -27,8 +29,9 @@ class BadArguments(Exception):
     """Arguments a command cannot take; the message is one sentence, the command's name first."""
 
 
-class OwnerParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are `BadArguments`, each one sentence.
+class CommandParser(argparse.ArgumentParser):
+    """An ArgumentParser that, given `words`, refuses in one sentence (`BadArguments`); given
+    `needs`, refuses on Windows with that sentence.
 
     `words` says in words what each metavar stands for ("LENGTH": "a length of time, such as
     30m, 1h or 2d"): the sentence for a missing value or argument uses them. Subparsers made by
@@ -39,18 +42,22 @@ class OwnerParser(argparse.ArgumentParser):
         self,
         *,
         words: Mapping[str, str] | None = None,
+        needs: str | None = None,
         parents: Sequence[argparse.ArgumentParser] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(parents=list(parents), **kwargs)
-        self.words: dict[str, str] = dict(words or {})
-        """Each metavar, in words."""
+        self.words: dict[str, str] | None = None if words is None else dict(words)
+        """Each metavar, in words; None: argparse's own refusals."""
+        self.needs = needs
+        """The sentence refusing this command on Windows; None: it runs there."""
         self.valued: dict[str, str] = {}
         """Each option that takes a value, and its metavar."""
         for parent in parents:
-            if isinstance(parent, OwnerParser):
+            if isinstance(parent, CommandParser):
                 self.valued.update(parent.valued)
-                self.words = {**parent.words, **self.words}
+                if parent.words is not None:
+                    self.words = {**parent.words, **(self.words or {})}
 
     def add_argument(self, *names: Any, **kwargs: Any) -> argparse.Action:
         action = super().add_argument(*names, **kwargs)
@@ -60,14 +67,16 @@ class OwnerParser(argparse.ArgumentParser):
         return action
 
     def add_subparsers(self, **kwargs: Any) -> Any:
-        kwargs.setdefault("parser_class", functools.partial(OwnerParser, words=self.words))
+        kwargs.setdefault("parser_class", functools.partial(CommandParser, words=self.words))
         return super().add_subparsers(**kwargs)
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        joined = None if args is None else list(self._joined(args))
-        return super().parse_known_args(joined, namespace)
+        if self.needs is not None and sys.platform == "win32":
+            raise BadArguments(f"{self.prog}: {self.needs}")
+        joined = None if args is None or self.words is None else list(self._joined(args))
+        return super().parse_known_args(args if joined is None else joined, namespace)
 
     def _joined(self, args: Iterable[str]) -> Iterable[str]:
         """`args` with each value that begins with `-` joined to the option it follows."""
@@ -90,37 +99,30 @@ class OwnerParser(argparse.ArgumentParser):
             yield waiting
 
     def error(self, message: str) -> NoReturn:
-        raise BadArguments(f"{self.prog}: {self._sentence(message)}")
+        if self.words is None:
+            super().error(message)
+        raise BadArguments(f"{self.prog}: {self._sentence(message, self.words)}")
 
-    def _sentence(self, message: str) -> str:
+    def _sentence(self, message: str, words: Mapping[str, str]) -> str:
         required = _REQUIRED.fullmatch(message)
         if required is not None:
             names = [name.strip() for name in required[1].split(",")]
-            what = " and ".join(self.words.get(name, name) for name in names)
+            what = " and ".join(words.get(name, name) for name in names)
             return f"give {what}, as in {self.prog} {' '.join(names)}."
         unrecognised = _UNRECOGNISED.fullmatch(message)
         if unrecognised is not None:
-            return _not_one(self.prog, unrecognised[1])
+            return f"{unrecognised[1]} is not one of its arguments ({self.prog} --help lists them)."
         argument = _ARGUMENT.fullmatch(message)
         if argument is None:
             return _ended(message)
         name, said = argument[1], argument[2]
         if said.startswith("expected one argument"):
             metavar = self.valued.get(name, name)
-            return f"after {name}, give {self.words.get(metavar, 'a value')}."
+            return f"after {name}, give {words.get(metavar, 'a value')}."
         choice = _CHOICE.match(said)
         if choice is not None:
             return f"{choice[1]} is not one of its commands ({self.prog} --help lists them)."
-        return _ended(said)
-
-
-def unknown(prog: str, extras: Sequence[str]) -> BadArguments:
-    """The refusal of `extras`, arguments that none of the command `prog`'s take."""
-    return BadArguments(f"{prog}: {_not_one(prog, extras[0])}")
-
-
-def _not_one(prog: str, extra: str) -> str:
-    return f"{extra} is not one of its arguments ({prog} --help lists them)."
+        return _ended(f"{name}: {said}")
 
 
 def _ended(text: str) -> str:
