@@ -119,6 +119,7 @@ def test_ban_for_ever(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (("ban", "ada", "--for", "soon"), "is not a length of time"),
         (("ban",), "tictactoe club ban: give the handle, as in tictactoe club ban HANDLE."),
         (("ladder", "--bogus"), "--bogus is not one of its arguments"),
+        (("bogus",), "bogus is not one of its commands (tictactoe club --help lists them)."),
     ],
 )
 def test_bad_arguments_say_so_in_one_sentence_with_status_2(
@@ -127,6 +128,17 @@ def test_bad_arguments_say_so_in_one_sentence_with_status_2(
     status, out, err = run(capsys, *argv, "--data", str(data))
     assert status == 2 and out == "" and said in err and "Traceback" not in err
     assert err.count("\n") == 1 and "usage" not in err  # one sentence, never argparse's usage
+
+
+def test_the_club_s_options_before_a_command_s_name_are_refused_in_one_sentence(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "--data", str(data), "ladder")
+    assert status == 2 and out == ""
+    assert err == (
+        "tictactoe club: the options of club ladder go after its name"
+        " (tictactoe club ladder --help).\n"
+    )
 
 
 def test_a_folder_without_a_club_is_said_and_left_alone(
