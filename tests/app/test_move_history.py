@@ -48,7 +48,9 @@ async def test_every_move_is_shown_whole(
                 assert name == whole or (name.endswith("…") and whole.startswith(name[:-1]))
 
 
-@pytest.mark.parametrize("size", [(79, 30), (60, 20), (60, 16)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(
+    "size", [(79, 30), (60, 20), (60, 16), (50, 16)], ids=lambda s: f"{s[0]}x{s[1]}"
+)
 async def test_a_three_letter_name_stays_whole_in_a_narrow_terminal(
     start: Start, size: tuple[int, int]
 ) -> None:

@@ -107,3 +107,26 @@ async def test_the_footer_shows_the_games_keys_at_the_smallest_size(start: Start
         right = min([key.region.x for key in palette if key.display] + [MIN_WIDTH])
         for key in keys:
             assert key.region.right <= right, f"{painted(key)!r} is cut off"
+
+
+@pytest.mark.parametrize(
+    "size", [(60, 20), (MIN_WIDTH, MIN_HEIGHT)], ids=lambda s: f"{s[0]}x{s[1]}"
+)
+async def test_the_footer_keeps_the_palette_s_key_in_a_small_terminal(
+    start: Start, size: tuple[int, int]
+) -> None:
+    """^p is the one way to the palette (the settings, the themes, the line mode) a player sees:
+    below 80 columns it made way for the game's keys, though they all fit beside it."""
+    async with start(size=size, player1="Ada", player2="Bob") as ui:
+        await ui.press("x")
+        for first, moves in (("u Undo", ()), ("n Next match", ("7", "4", "8", "5", "9"))):
+            await ui.press(*moves)
+            footer, keys, _ = await footer_keys(ui, first)
+            palette = [
+                key for key in footer.query("FooterKey") if key.has_class("-command-palette")
+            ]
+            shown = [" ".join(painted(key).split()) for key in palette if key.display]
+            assert len(shown) == 1 and shown[0].endswith("^p palette"), (first, shown)
+            right = min(key.region.x for key in palette)
+            for key in keys:
+                assert key.region.right <= right, f"{painted(key)!r} is cut off by ^p"

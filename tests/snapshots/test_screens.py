@@ -336,6 +336,16 @@ def test_vs_computer_small_terminal(snap_compare: Any) -> None:
     )
 
 
+def test_hot_seat_at_the_smallest_size(snap_compare: Any) -> None:
+    """At 50x16: the footer keeps ^p beside the game's keys, and the moves list keeps a short
+    name whole beside the longest cell names ("2. Bob O bottom-left")."""
+    assert snap_compare(
+        hot_seat(player2="Bob"),
+        terminal_size=(50, 16),
+        run_before=pressing("x", "5", "1", "3", shows=moves(4, 6, 8)),
+    )
+
+
 def test_too_small(snap_compare: Any) -> None:
     """Below 50x16 the whole screen is one line asking for a bigger terminal."""
     assert snap_compare(
