@@ -618,6 +618,7 @@ async def test_every_key_in_the_records_footer_is_shown_whole(
                 assert key.region.right <= ui.app.size.width, (tab, painted(key))
             shown = " ".join(" ".join(painted(key).split()) for key in keys_shown)
             assert "i Details" in shown, (tab, shown)
+            assert "q Close" in shown, (tab, shown)  # the game's q quits: this one says it closes
         await ui.press("p")  # the tabs' keys still answer where the footer leaves them out
         assert screen(ui).tabs.active == "players"
 

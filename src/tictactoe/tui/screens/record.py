@@ -93,10 +93,10 @@ class RecordScreen(InfoScreen):
         Binding("left", "step(-1)", "Back", key_display="←", priority=True),
         Binding("right", "step(1)", "Next", key_display="→", priority=True),
         Binding("escape", "back_to_list", "List", priority=True),
-        # Escape closes from a list; q and s close from anywhere (the footer shows q on a
-        # replay, where Escape goes back to the list).
-        Binding("escape", "close", "Close", priority=True),
+        # q and s close from anywhere, Escape from a list (on a replay it goes back to the
+        # list). The footer shows q: the game's q quits, so this one says it closes.
         Binding("q,s", "close", "Close", priority=True),
+        Binding("escape", "close", "Close", show=False, priority=True),
         # The footer offers the keys of the other lists (a replay is opened with Enter);
         # each key answers on every tab, through its hidden twin where it is not offered.
         *(
