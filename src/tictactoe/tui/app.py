@@ -23,6 +23,7 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.theme import ThemeProvider
 from textual.timer import Timer
 from textual.widgets import Input
 
@@ -184,6 +185,10 @@ class TicTacToeApp(CrashReporting[Series | None]):
         """Textual's command palette, dismissed once (`Palette`)."""
         if self.use_command_palette and not isinstance(self.screen, CommandPalette):
             self.push_screen(Palette(id="--command-palette"))
+
+    def search_themes(self) -> None:
+        """The palette's Theme: Textual's search of the themes, dismissed once (`Palette`)."""
+        self.push_screen(Palette(providers=[ThemeProvider], placeholder="Search for themes…"))
 
     def _search_palette(self, search: str) -> None:
         if isinstance(self.screen, CommandPalette):
