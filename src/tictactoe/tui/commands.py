@@ -9,17 +9,35 @@ once the session is ending a command does nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from textual.app import SystemCommand
 
-if TYPE_CHECKING:
-    from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.game import GameScreen
+from tictactoe.tui.terminal_cursor import TerminalCursor
 
-__all__ = ["game_commands", "while_running"]
+__all__ = ["GameApp", "game_commands", "while_running"]
 
 
-def while_running(app: TicTacToeApp, command: SystemCommand) -> SystemCommand:
+class GameApp(Protocol):
+    """What the commands ask of the game's app (`tictactoe.tui.app.TicTacToeApp`)."""
+
+    terminal_cursor: TerminalCursor
+
+    @property
+    def leaving(self) -> bool: ...
+
+    @property
+    def game_screen(self) -> GameScreen | None: ...
+
+    def action_toggle_keys(self) -> None: ...
+
+    def action_toggle_cursor(self) -> None: ...
+
+    def action_plain_next_time(self) -> None: ...
+
+
+def while_running(app: GameApp, command: SystemCommand) -> SystemCommand:
     """`command`, doing nothing once `app`'s session is ending."""
     run = command.callback
 
@@ -29,7 +47,7 @@ def while_running(app: TicTacToeApp, command: SystemCommand) -> SystemCommand:
     return SystemCommand(command.title, command.help, unless_ending, command.discover)
 
 
-def game_commands(app: TicTacToeApp) -> Iterable[SystemCommand]:
+def game_commands(app: GameApp) -> Iterable[SystemCommand]:
     """The game's own commands: the digit layout, the terminal's cursor, the line mode."""
     game = app.game_screen
     if game is not None:
