@@ -192,7 +192,7 @@ async def test_next_match_is_offered_only_once_a_match_is_over(start: Start) -> 
 async def test_the_replay_footer_gives_escape_one_meaning(start: Start, tmp_path: Path) -> None:
     async with start(**HOT_SEAT, **keep(tmp_path, match(ADA, BOB, DRAW, 1))) as ui:
         await ui.press("x", "s")
-        assert "esc Close" in keys_on_show(ui.app.screen)
+        assert "q Close" in keys_on_show(ui.app.screen)  # the record's q closes it, said so
         await ui.press("m", "enter")
         shown = keys_on_show(ui.app.screen)
         escapes = [key for key in shown if key.startswith("esc")]

@@ -287,13 +287,15 @@ def test_the_add_key_dialog_at_80x24(snap_compare: Any) -> None:
 
 
 def test_a_recent_match_replayed_at_80x24(snap_compare: Any) -> None:
-    """Ada's win over Alan, at its last move."""
+    """Ada's win over Alan, at its last move (a replay opens at its start: End goes there)."""
 
     async def run_before(pilot: Any) -> None:
         await pilot.pause()
         await pilot.press("tab", "tab", "tab", "enter")
         await pilot.pause()
         assert isinstance(pilot.app.screen, PastMatchScreen)
+        await pilot.press("end")
+        await pilot.pause()
 
     assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(80, 24), run_before=run_before)
 
