@@ -17,7 +17,7 @@ from textual.widgets import DataTable
 from app.conftest import HOT_SEAT, Driver, Start, inside, painted, wait_for_the_computer
 from limits import EVENT_LIMIT
 from tictactoe.core.ai import Level, analyse
-from tictactoe.core.engine import Mark
+from tictactoe.core.engine import GameState, Mark
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.series import FirstMove, Player
 from tictactoe.record import GameRecord
@@ -124,7 +124,7 @@ async def test_undo_against_the_computer_takes_back_its_reply_and_your_move(
 
         await ui.press("u")
         game = ui.series.match
-        assert game is not None and len(game.moves) == 2
+        assert isinstance(game, GameState) and len(game.moves) == 2
         assert game.moves[0] == 4
         ui.assert_board_matches_match()
         assert status(ui) == "Ada (X) to move"
@@ -215,7 +215,7 @@ async def test_undo_while_the_computer_thinks_cancels_its_move(start: Start) -> 
             f"a reply came {replied - replayed:.2f} s after (the cancelled one?)"
         )
         game = ui.series.match
-        assert game is not None and len(game.moves) == 2 and game.moves[0] == 0
+        assert isinstance(game, GameState) and len(game.moves) == 2 and game.moves[0] == 0
         assert status(ui) == "Ada (X) to move"
 
 
@@ -244,7 +244,7 @@ async def test_a_hint_marks_exactly_the_best_moves_in_hot_seat(
         await ui.press("x")
         await play(ui, *moves)
         game = ui.series.match
-        assert game is not None
+        assert isinstance(game, GameState)
         best = analyse(game).best_moves
         assert 0 < len(best) < len(game.legal_moves())
 
@@ -267,7 +267,7 @@ async def test_a_hint_against_the_computer(start: Start) -> None:
         await play(ui, 1)  # a side: hard answers, and only some replies hold the draw
         await wait_for_the_computer(ui)
         game = ui.series.match
-        assert game is not None and len(game.moves) == 2
+        assert isinstance(game, GameState) and len(game.moves) == 2
 
         await ui.press("h")
         best = analyse(game).best_moves

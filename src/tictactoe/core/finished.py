@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from tictactoe.core.engine import GameState, IllegalMove, Mark
 from tictactoe.core.labels import result_text
 from tictactoe.core.players import Player
+
+if TYPE_CHECKING:
+    from tictactoe.core.rules import Position
 
 __all__ = ["CLASSIC_NAME", "FinishedMatch"]
 
@@ -49,15 +52,17 @@ class FinishedMatch:
     def of(
         cls,
         players: tuple[Player, Player],
-        final: GameState,
+        final: Position,
         marks: tuple[Mark, Mark],
         winner: int | None = None,
+        variant: str = CLASSIC_NAME,
     ) -> FinishedMatch:
         """The match between `players`, holding `marks`, that ended at `final`; won by the
         board's winner, or by `winner` when it is given (the other player left)."""
         if winner is None and final.winner is not None:
             winner = marks.index(final.winner)
-        return cls(players, marks, marks.index(final.first), final.moves, winner)
+        first = marks.index(final.first)
+        return cls(players, marks, first, final.moves, winner, variant=variant)
 
     def at(self, when: datetime) -> FinishedMatch:
         """The same match, ended at `when`."""

@@ -24,6 +24,7 @@ from typing import Final
 
 from tictactoe.core.engine import CELL_NAMES, LINES, GameState, Mark
 from tictactoe.core.labels import side_by_side
+from tictactoe.core.rules import Position
 from tictactoe.core.series import CHOOSING, THINKING, TO_MOVE, Phase, Player, Series
 
 __all__ = [
@@ -116,7 +117,7 @@ def _turn(series: Series, key_for: KeyFor) -> str:
 
 
 def _result(
-    match: GameState, marks: tuple[Mark, Mark], names: Sequence[str], key_for: KeyFor
+    match: Position, marks: tuple[Mark, Mark], names: Sequence[str], key_for: KeyFor
 ) -> str:
     """How a finished match ended: "Ada (X) wins: 7, 8, 9, the top row."."""
     if match.winner is None or match.winning_line is None:

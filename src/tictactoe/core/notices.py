@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from tictactoe.core.ai import Analysis
+from tictactoe.core.ultimate_ai import Estimate
 
 __all__ = ["JOINERS", "SLOTS", "Notice", "Phrase", "best_keys", "hint_notice"]
 
@@ -117,10 +118,12 @@ def best_keys(keys: Sequence[str], *, every_free: bool) -> str:
     return keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
 
 
-def hint_notice(best: str, analysis: Analysis) -> Notice:
+def hint_notice(best: str, analysis: Analysis | Estimate) -> Notice:
     """A hint: `best`, where best play goes (the keys of the cells, or "any free cell"),
-    and where `analysis` says it leads."""
-    if analysis.outcome is None:
+    and where `analysis` says it leads (for Ultimate, the search's estimate: "X is favoured")."""
+    if isinstance(analysis, Estimate):
+        short = f"{analysis.summary.capitalize()}."
+    elif analysis.outcome is None:
         short = "Best play: a draw."
     else:
         short = f"Best play: {analysis.outcome} wins."

@@ -17,6 +17,7 @@ from typing import Final, Protocol
 from tictactoe.core import ai
 from tictactoe.core.engine import CELL_NAMES, GameState, IllegalMove, Mark
 from tictactoe.core.ultimate import UltimateState, move_words, short_move_words
+from tictactoe.core.ultimate_ai import Estimate, estimate
 
 __all__ = [
     "CLASSIC",
@@ -75,6 +76,17 @@ class Position(Protocol):
     @property
     def is_draw(self) -> bool:
         """True when the game is over without a winner."""
+        ...
+
+    @property
+    def winning_line(self) -> tuple[int, int, int] | None:
+        """The line of the win: three cells of classic's, three small boards of Ultimate's;
+        None without a winner."""
+        ...
+
+    @property
+    def board(self) -> tuple[Mark | None, ...]:
+        """Every cell, by move number: the mark on it, or None."""
         ...
 
 
@@ -137,6 +149,19 @@ class Variant:
         if not isinstance(state, (GameState, UltimateState)):
             raise TypeError(f"{state!r} is not a position of a known variant")
         return ai.choose_move(state, level, rng)
+
+    def analyse(self, state: Position, rng: random.Random | None = None) -> ai.Analysis | Estimate:
+        """Where best play goes from `state`: classic's solver, or Ultimate's hard search
+        (its move and its estimate; a while, as the computer's hard move takes)."""
+        if isinstance(state, GameState):
+            return ai.analyse(state)
+        if isinstance(state, UltimateState):
+            return estimate(state, rng or random.Random())
+        raise TypeError(f"{state!r} is not a position of a known variant")
+
+    def open_boards(self, state: Position) -> tuple[int, ...]:
+        """The small boards the mark to move may play in (Ultimate's); none for classic."""
+        return state.open_boards if isinstance(state, UltimateState) else ()
 
 
 def _digits(move: int, width: int) -> str:

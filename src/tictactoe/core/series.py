@@ -1,6 +1,7 @@
 """A series of matches between two players, as one immutable value that owns the flow.
 
-A *match* is one game on the board (a `GameState`); a *series* is the run of matches
+A *match* is one game on the board (a position of the series' variant: a `GameState` for
+classic, an `UltimateState` for Ultimate); a *series* is the run of matches
 between the two players of a session. `Series` holds everything the scoreboard shows
 and knows who may act now: every transition returns a new `Series` or raises
 `SeriesError` with the reason in words a player understands. The Textual shell turns
@@ -14,12 +15,15 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final, NamedTuple
 
-from tictactoe.core.ai import Analysis, analyse, choose_mark, choose_move
-from tictactoe.core.engine import CELL_NAMES, GameState, IllegalMove, Mark
+from tictactoe.core.ai import Analysis, choose_mark
+from tictactoe.core.engine import CELL_NAMES, IllegalMove, Mark
 from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.names import DEFAULT_NAMES, clean_name, name_key, short
 from tictactoe.core.notices import Notice
 from tictactoe.core.players import COMPUTER_NAME, Player
+from tictactoe.core.rules import CLASSIC, Position, Variant
+from tictactoe.core.ultimate import BOARD_NAMES
+from tictactoe.core.ultimate_ai import Estimate
 
 __all__ = [
     "CHOOSING",
@@ -27,6 +31,7 @@ __all__ = [
     "DEFAULT_NAMES",
     "THINKING",
     "TO_MOVE",
+    "BoardClosed",
     "CellTaken",
     "ChooseMark",
     "ComputerStep",
@@ -89,19 +94,39 @@ class NotYourTurn(SeriesError):
 class CellTaken(SeriesError):
     """A move on a cell that already holds a mark."""
 
-    def __init__(self, cell: int, holder: Mark) -> None:
-        super().__init__(f"The {CELL_NAMES[cell]} cell is taken by {holder}.")
+    def __init__(self, cell: int, holder: Mark, variant: Variant = CLASSIC) -> None:
+        words = variant.short_move_words(cell)
+        named = f"{words} cell" if variant.cells == len(CELL_NAMES) else words
+        super().__init__(f"The {named} is taken by {holder}.")
         self.cell = cell
-        """The cell asked for, 0 = top-left."""
+        """The cell asked for, 0 = top-left (Ultimate's: board * 9 + cell)."""
         self.holder = holder
         """The mark already on it."""
+        self.words = words
+        """The cell in a few words: "top-left", "centre board, top-left"."""
 
     def by_key(self, key: str) -> Notice:
-        """The same refusal, naming the cell by `key`, the key that takes it."""
-        where = f"Cell {key} ({CELL_NAMES[self.cell]})"
+        """The same refusal, naming the cell by `key`, the key (or keys) that take it."""
+        where = f"Cell {key} ({self.words})"
         return Notice.of(
             (f"{where} is taken by {self.holder}.", f"Cell {key} is taken by {self.holder}.")
         )
+
+
+class BoardClosed(SeriesError):
+    """A move outside the small boards the mover may play in (Ultimate)."""
+
+    def __init__(self, boards: tuple[int, ...]) -> None:
+        if len(boards) == 1:
+            super().__init__(f"Play in the {BOARD_NAMES[boards[0]]}.")
+        else:
+            names = [BOARD_NAMES[board].removesuffix(" board") for board in boards]
+            listed = f"{', '.join(names[:-1])} or {names[-1]}"
+            super().__init__(
+                (f"Play in an open board: the {listed} board.", "Play in an open board.")
+            )
+        self.boards = boards
+        """The small boards the mover may play in."""
 
 
 class FirstMove(StrEnum):
@@ -194,12 +219,14 @@ class Series:
     from there (a rematch is opened by the one who did not choose first last time)."""
     marks: tuple[Mark, Mark] | None = None
     """The mark each player holds this match; None until the chooser has picked."""
-    match: GameState | None = None
-    """The match in progress; None until the marks are chosen."""
+    match: Position | None = None
+    """The match in progress, a position of `variant`; None until the marks are chosen."""
     wins: tuple[int, int] = (0, 0)
     draws: int = 0
     finished: tuple[FinishedMatch, ...] = field(default=(), repr=False)
     """The finished matches of this series, oldest first."""
+    variant: Variant = field(default=CLASSIC, repr=False)
+    """The game every match of the series is of."""
 
     @classmethod
     def new(
@@ -208,6 +235,7 @@ class Series:
         player2: Player | str = DEFAULT_NAMES[1],
         first_move: FirstMove = FirstMove.CHOOSER,
         opens: int = 0,
+        variant: Variant = CLASSIC,
     ) -> Series:
         """A series with no match played, the player `opens` choosing the first mark; names are
         cleaned, and two people's must differ."""
@@ -220,7 +248,13 @@ class Series:
             )
         if opens not in (0, 1):
             raise SeriesError(f"The first chooser is player 1 or 2, not {opens + 1}.")
-        return cls(players=players, first_move=FirstMove(first_move), chooser=opens, opens=opens)
+        return cls(
+            players=players,
+            first_move=FirstMove(first_move),
+            chooser=opens,
+            opens=opens,
+            variant=variant,
+        )
 
     # What the scoreboard reads.
 
@@ -392,11 +426,12 @@ class Series:
             if not self.players[self.player_with(match.to_move)].is_computer:
                 return replace(self, match=match)
 
-    def hint(self) -> Analysis:
-        """Where best play goes for the person to move."""
+    def hint(self, rng: random.Random | None = None) -> Analysis | Estimate:
+        """Where best play goes for the person to move: the solver's answer for classic, the
+        hard search's for Ultimate (which takes a while: ask it off the screen's thread)."""
         self._refuse_unless_a_person_may_move(what="A hint")
         assert self.match is not None
-        return analyse(self.match)
+        return self.variant.analyse(self.match, rng)
 
     def next_match(self) -> Series:
         """After a finished match: the other player chooses the mark for the next one."""
@@ -416,7 +451,7 @@ class Series:
             return ComputerStep(self._start(mark, rng), mark=mark)
         level = self.players[actor].level
         assert level is not None
-        cell = choose_move(self.match, level, rng)
+        cell = self.variant.choose_move(self.match, level, rng)
         return ComputerStep(self._move(cell), cell=cell)
 
     # The steps behind the transitions.
@@ -439,17 +474,22 @@ class Series:
         marks = (mark, mark.other) if self.chooser == 0 else (mark.other, mark)
         firsts = self.first_move.firsts(mark)
         first = firsts[0] if len(firsts) == 1 else (rng or random.Random()).choice(firsts)
-        return replace(self, marks=marks, match=GameState.new(first=first))
+        return replace(self, marks=marks, match=self.variant.new(first))
 
     def _move(self, cell: int) -> Series:
         assert self.match is not None
         try:
             match = self.match.play(cell)
         except IllegalMove:
-            holder = self.match.board[cell] if 0 <= cell <= 8 else None
-            if holder is None:
+            if not 0 <= cell < self.variant.cells:
                 raise SeriesError(f"There is no cell {cell}.") from None
-            raise CellTaken(cell, holder) from None
+            holder = self.match.board[cell]
+            if holder is not None:
+                raise CellTaken(cell, holder, self.variant) from None
+            boards = self.variant.open_boards(self.match)
+            if boards:
+                raise BoardClosed(boards) from None
+            raise SeriesError(f"There is no cell {cell}.") from None
         if not match.is_over:
             return replace(self, match=match)
         wins, draws = self.wins, self.draws
@@ -460,11 +500,11 @@ class Series:
         else:
             wins = (wins[0], wins[1] + 1)
         assert self.marks is not None
-        done = FinishedMatch.of(self.players, match, self.marks)
+        done = FinishedMatch.of(self.players, match, self.marks, variant=self.variant.name)
         return replace(self, match=match, wins=wins, draws=draws, finished=(*self.finished, done))
 
 
-def movers(match: GameState) -> tuple[Mark, ...]:
+def movers(match: Position) -> tuple[Mark, ...]:
     """The mark that made each move of `match`, in order."""
     first = match.first
     return tuple(first if turn % 2 == 0 else first.other for turn in range(len(match.moves)))

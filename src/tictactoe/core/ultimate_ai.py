@@ -336,6 +336,11 @@ class Estimate(NamedTuple):
     """The mark to move."""
 
     @property
+    def best_moves(self) -> tuple[int, ...]:
+        """The move it would make, as the one best move (as a classic `Analysis` lists them)."""
+        return (self.move,)
+
+    @property
     def summary(self) -> str:
         """In words: "X is favoured", "O wins with best play", "even"."""
         if self.proven and self.value != 0.5:

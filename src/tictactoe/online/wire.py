@@ -16,6 +16,7 @@ from typing import Final
 from tictactoe.core.engine import GameState, IllegalMove, Mark
 from tictactoe.core.notices import JOINERS, SLOTS, Notice, Phrase
 from tictactoe.core.reachable import check_reachable
+from tictactoe.core.rules import Position
 from tictactoe.core.series import (
     ChooseMark,
     Confirm,
@@ -252,7 +253,7 @@ def decode_series(obj: object) -> Series:
         raise ProtocolError(str(error)) from None
 
 
-def _encode_match(match: GameState) -> dict[str, object]:
+def _encode_match(match: Position) -> dict[str, object]:
     return {"first": match.first.value, "moves": list(match.moves)}
 
 

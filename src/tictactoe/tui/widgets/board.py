@@ -14,8 +14,9 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Button
 
-from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
+from tictactoe.core.rules import Position
 
 __all__ = ["Board", "Cell", "mark_art"]
 
@@ -111,7 +112,7 @@ class Board(Grid, can_focus=True):
     comes of it.
     """
 
-    match: var[GameState | None] = var(None)
+    match: var[Position | None] = var(None)
     """The match on show; None before the marks are chosen."""
     cursor: var[int] = var(4)
     """The cell under the keyboard cursor (-1: none, as in a replay)."""
