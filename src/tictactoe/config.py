@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tictactoe.core.ai import Level
 from tictactoe.core.keys import KeyLayout
+from tictactoe.core.rules import CLASSIC, variant
 from tictactoe.core.series import FirstMove, Player, Series
 from tictactoe.record.paths import RECORD_NAME, default_legacy_path, default_record_path
 from tictactoe.settings import default_settings_path
@@ -24,6 +25,8 @@ class GameConfig:
     """The computer's level when playing against it; None for hot seat."""
     first_move: FirstMove = FirstMove.CHOOSER
     keys: KeyLayout | None = None
+    variant: str | None = None
+    """The game (--variant: "classic" or "ultimate"); None: the last one chosen, else classic."""
     """The digit layout asked for; None means the remembered one, else the keypad's."""
     computer_delay: float = 0.4
     """Seconds the computer appears to think."""
@@ -73,8 +76,10 @@ class GameConfig:
 
         Raises NameClash when the two names are the same.
         """
+        game = variant(self.variant or CLASSIC.name)
         if self.level is not None and self.player1 is not None:
-            return Series.new(self.player1, Player.computer(self.level), self.first_move)
+            computer = Player.computer(self.level)
+            return Series.new(self.player1, computer, self.first_move, variant=game)
         if self.level is None and self.player1 is not None and self.player2 is not None:
-            return Series.new(self.player1, self.player2, self.first_move)
+            return Series.new(self.player1, self.player2, self.first_move, variant=game)
         return None

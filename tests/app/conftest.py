@@ -133,7 +133,9 @@ class Driver:
         await self.pilot.pause()
 
     def cell(self, cell: int) -> SquareView:
-        return SquareView(self.game.board, cell)
+        board = self.game.board
+        assert isinstance(board, Board), "a classic board"
+        return SquareView(board, cell)
 
     def marks(self) -> tuple[Mark | None, ...]:
         """The mark each cell widget shows, cell 0 (top-left) first."""

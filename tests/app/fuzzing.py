@@ -78,7 +78,7 @@ from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.tui.screens.help import HelpScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.screens.record import RecordScreen
-from tictactoe.tui.widgets.board import Cell, mark_art
+from tictactoe.tui.widgets.board import Board, Cell, mark_art
 from tictactoe.tui.widgets.scoreboard import PlayerCard
 from tictactoe.tui.widgets.status import lay_out
 from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TOO_SMALL, TooSmall
@@ -640,6 +640,7 @@ class _Run:
         elif game is not None and what < 0.92:
             free = self.free_cells(app)
             cells = free if free and aim < AIM_CHANCE else tuple(range(9))
+            assert isinstance(game.board, Board)
             target = SquareView(game.board, cells[int(which * len(cells))])
             description = f"square {target.cell}"
         else:
@@ -782,6 +783,7 @@ class _Run:
         """Each cell paints the core's mark (its drawing for the cell's room) or its digit;
         the winning line, and only it, has a double border; one cursor, hints on free cells."""
         board = game.board
+        assert isinstance(board, Board)
         match = series.match
         marks: tuple[Mark | None, ...] = match.board if match else (None,) * 9
         winning = set(match.winning_cells) if match else set()

@@ -12,10 +12,17 @@ import pytest
 from textual.geometry import Size
 
 from app.conftest import HOT_SEAT, Driver, Start, inside
-from tictactoe.tui.widgets.board import Cell, mark_art
+from tictactoe.tui.widgets.board import Board, Cell, mark_art
 
 SIZES = ((80, 24), (80, 18))
 """Rows of 6, 7 and 7 cells; rows of 4, 5 and 5."""
+
+
+def classic_board(ui: Driver) -> Board:
+    """The game screen's board: the classic one, in these tests."""
+    board = ui.game.board
+    assert isinstance(board, Board)
+    return board
 
 
 def smallest_room(cells: tuple[Cell, ...]) -> Size:
@@ -28,7 +35,7 @@ def smallest_room(cells: tuple[Cell, ...]) -> Size:
 
 def assert_one_size(ui: Driver) -> None:
     """Each mark is the drawing for the smallest cell's room, and all are one size."""
-    cells = ui.game.board.cells
+    cells = classic_board(ui).cells
     room = smallest_room(cells)
     labels = {}
     for cell in cells:
@@ -46,7 +53,7 @@ async def test_every_mark_on_a_board_of_unequal_rows_or_columns_is_drawn_alike(
 ) -> None:
     async with start(size=size, **HOT_SEAT) as ui:
         await ui.press("x", "7", "8", "4", "5", "3")  # a mark in every row and every column
-        cells = ui.game.board.cells
+        cells = classic_board(ui).cells
         assert len({cell.size for cell in cells}) > 1  # the case in question
         assert_one_size(ui)
         await ui.pilot.resize_terminal(100, 32)  # every cell alike: the biggest drawing
@@ -78,9 +85,9 @@ async def test_every_mark_and_digit_is_centred_in_its_cell(
     async with start(size=size, **HOT_SEAT) as ui:
         await ui.press("x", "7", "8", "4", "5", "3")  # a mark in every row and every column
         await ui.pilot.pause()
-        widths = {cell.outer_size.width for cell in ui.game.board.cells}
+        widths = {cell.outer_size.width for cell in classic_board(ui).cells}
         assert len(widths) == 1, (size, widths)
-        for cell in ui.game.board.cells:
+        for cell in classic_board(ui).cells:
             left, right = margins(inside(cell))
             assert left == right, (size, cell.cell, inside(cell))
 
@@ -94,6 +101,6 @@ async def test_after_a_resize_every_mark_is_drawn_for_the_smallest_cell(
         await ui.pilot.resize_terminal(*size)
         for _ in range(3):
             await ui.pilot.pause()
-        rooms = [cell.own_room for cell in ui.game.board.cells]
+        rooms = [cell.own_room for cell in classic_board(ui).cells]
         smallest = Size(min(r.width for r in rooms), min(r.height for r in rooms))
-        assert {cell.art_room for cell in ui.game.board.cells} == {smallest}
+        assert {cell.art_room for cell in classic_board(ui).cells} == {smallest}

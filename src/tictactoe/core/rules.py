@@ -110,6 +110,11 @@ class Variant:
     """How many digits write one move in the record (and how many keys a person presses)."""
     levels: tuple[ai.Level, ...] = tuple(ai.Level)
     """The computer's levels, weakest first."""
+    searches: bool = False
+    """Whether its hint and its computer's moves search for a while (up to a second): a
+    screen works them out off its own thread, so that it stays live meanwhile."""
+    recorded: bool = True
+    """Whether the game record keeps its matches (Ultimate's: not yet)."""
 
     def new(self, first: Mark = Mark.X) -> Position:
         """The empty position, `first` to move (X unless told otherwise)."""
@@ -200,6 +205,8 @@ ULTIMATE: Final = Variant(
     move_words=move_words,
     short_move_words=short_move_words,
     digits_a_move=2,
+    searches=True,
+    recorded=False,
 )
 """Nine small boards in three rows of three; the cell taken names the next player's board."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from typing import Final, TextIO
+from typing import Final, TextIO, TypeVar
 
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
@@ -35,6 +35,8 @@ from tictactoe.lines.record import RecordWords, replay_number
 from tictactoe.play.table import Table
 
 __all__ = ["COMMANDS", "LineView", "reads_record"]
+
+Done = TypeVar("Done")
 
 COMMANDS: Final = (
     "Type a key and Enter. A digit takes a cell ({layout}: {rows}).",
@@ -131,6 +133,10 @@ class LineView:
 
     def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
         return asyncio.get_running_loop().call_later(delay, then).cancel
+
+    def work(self, job: Callable[[], Done], then: Callable[[Done], None]) -> None:
+        """The line mode plays classic only: its searches are quick, done in place."""
+        then(job())
 
     def set_subtitle(self, text: str) -> None:
         """Nothing to put it under: a line view says how it takes part when it starts."""

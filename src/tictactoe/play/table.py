@@ -17,12 +17,17 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from functools import partial
+from typing import Protocol, TypeVar
 
+from tictactoe.core.ai import Analysis
 from tictactoe.core.notices import Notice, best_keys, hint_notice
-from tictactoe.core.series import Intent, Series, SeriesError
+from tictactoe.core.series import ComputerStep, Intent, Series, SeriesError
+from tictactoe.core.ultimate_ai import Estimate
 
 __all__ = ["Hint", "Leaving", "LocalTable", "Table", "View"]
+
+Done = TypeVar("Done")
 
 
 class View(Protocol):
@@ -42,6 +47,10 @@ class View(Protocol):
 
     def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
         """Call `then` in `delay` seconds; the function returned cancels that."""
+
+    def work(self, job: Callable[[], Done], then: Callable[[Done], None]) -> None:
+        """Run `job` (a search) where it does not hold this view, then call `then` with its
+        result, back where the view runs."""
 
     def set_subtitle(self, text: str) -> None:
         """Say under the title how this screen takes part ("online", "watching")."""
@@ -106,14 +115,18 @@ class Table(ABC):
         """Say why an intent was refused."""
         self.view.say(notice)
 
-    def hint(self, key_for: Callable[[int], str]) -> Hint:
+    def hint(
+        self, key_for: Callable[[int], str], analysis: Analysis | Estimate | None = None
+    ) -> Hint:
         """A hint for the person to move, each cell named by the key that takes it at the
         screen (`key_for`); the others at the series are told (`hinted`). Raises
-        `SeriesError` saying why there is none now."""
+        `SeriesError` saying why there is none now. `analysis`: the series' own, when the
+        screen has worked it out already (a search, off its thread)."""
         refusal = self.check_hint()
         if refusal is not None:
             raise refusal
-        analysis = self.series.hint()
+        if analysis is None:
+            analysis = self.series.hint()
         match = self.series.match
         assert match is not None
         keys = [key_for(cell) for cell in analysis.best_moves]
@@ -213,12 +226,27 @@ class LocalTable(Table):
         super().next_step()
 
     def _computer_due(self) -> None:
+        if self._ending():
+            self._cancel_computer = None
+            return  # the session is ending: the score printed stays the score
+        series = self.series
+        if not series.variant.searches:
+            self._cancel_computer = None
+            self._computer_worked(series, _step(series, self.rng))
+            return
+        self._cancel_computer = _busy  # (thinking: no second search is started meanwhile)
+        self.view.work(partial(_step, series, self.rng), partial(self._searched, series))
+
+    def _searched(self, asked: Series, step: ComputerStep | None) -> None:
         self._cancel_computer = None
         if self._ending():
-            return  # the session is ending: the score printed stays the score
-        try:
-            step = self.series.computer_step(self.rng)
-        except SeriesError:
+            return
+        self._computer_worked(asked, step)
+        self.next_step()
+
+    def _computer_worked(self, asked: Series, step: ComputerStep | None) -> None:
+        """Show the computer's step, taken in `asked`, if the series is still there."""
+        if step is None or self.series is not asked:
             return  # an undo got there first: nothing is due any more
         self.show(step.series, step.notice)
         self._play_kept()
@@ -228,3 +256,16 @@ class LocalTable(Table):
 
     def invite(self) -> None:
         """A series in this process has no invitation."""
+
+
+def _step(series: Series, rng: random.Random) -> ComputerStep | None:
+    """The computer's step in `series`, or None when none is due."""
+    try:
+        return series.computer_step(rng)
+    except SeriesError:
+        return None
+
+
+def _busy() -> None:
+    """Stands for the computer's search under way, which cannot be called off: its answer
+    is dropped if the series has moved on meanwhile."""

@@ -403,7 +403,8 @@ class TicTacToeApp(CrashReporting[Series | None]):
         writes them: the game goes on at once, whatever the file does.
         """
         for finished in series.finished[self._recorded :]:
-            self.record.queue(finished)
+            if series.variant.recorded:
+                self.record.queue(finished)
             self._recorded += 1
         self._hear_from_record()
         record = self._game_record

@@ -10,8 +10,13 @@ same way. Nothing here decides a rule: the core says what is allowed, and why no
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from typing import ClassVar, Final
+from contextlib import suppress
+from contextvars import copy_context
+from functools import partial
+from threading import Thread
+from typing import ClassVar, Final, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,6 +26,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from tictactoe.core.ai import Analysis
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.notices import Notice
@@ -36,8 +42,10 @@ from tictactoe.core.series import (
     SeriesError,
     Undo,
 )
+from tictactoe.core.ultimate_ai import Estimate
 from tictactoe.play.table import Table
 from tictactoe.tui.widgets.board import Board
+from tictactoe.tui.widgets.boards import board_for
 from tictactoe.tui.widgets.history import MoveHistory
 from tictactoe.tui.widgets.scoreboard import Scoreboard
 from tictactoe.tui.widgets.status import StatusLine
@@ -52,6 +60,8 @@ interpreter). Done at once, each held this process's loop for longer than a move
 between the move and its frame on a friend's screen, whose bytes pass through the host's doors
 in this same loop. The keys act as the series allows from the first moment (`check_action`), and
 the record takes every finished match before it is read and on every way out."""
+
+Done = TypeVar("Done")
 
 _CURSOR_MOVES: dict[str, tuple[int, int]] = {
     "up": (-1, 0),
@@ -132,7 +142,7 @@ class GameScreen(MinimumSize, Screen[None]):
         self._aim: int | None = None
         """The cell of the last move given, until the table answers it."""
         self.set_reactive(GameScreen.key_layout, layout)
-        self.board = Board(id="board")
+        self.board = board_for(table.series.variant, id="board")
         self.status = StatusLine(KEY_WORDS, id="status")
         self.scoreboard = Scoreboard(id="scoreboard")
         self.history = MoveHistory(id="history")
@@ -151,6 +161,9 @@ class GameScreen(MinimumSize, Screen[None]):
 
     def on_mount(self) -> None:
         self.board.key_layout = self.key_layout
+        if not self.series.variant.recorded:
+            title = self.series.variant.title
+            self.notice = Notice.of(f"{title} matches are not kept in the record yet.")
         self._show(self.series)
         self.board.focus()
         self.table.next_step()
@@ -202,6 +215,25 @@ class GameScreen(MinimumSize, Screen[None]):
     def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
         return self.set_timer(delay, then).stop
 
+    def work(self, job: Callable[[], Done], then: Callable[[Done], None]) -> None:
+        """`job` in a worker thread, then `then` with its result back on this screen's loop:
+        the screen stays live meanwhile, and leaving does not wait for it (a daemon thread,
+        not Textual's thread worker, which the loop's end would wait for)."""
+
+        loop = asyncio.get_running_loop()
+        context = copy_context()  # (Textual's active app, for the answer's handlers)
+
+        def run() -> None:
+            done = job()
+            with suppress(RuntimeError):  # the app has closed its loop meanwhile: nobody waits
+                loop.call_soon_threadsafe(self._worked, then, done, context=context)
+
+        Thread(target=run, name="search", daemon=True).start()
+
+    def _worked(self, then: Callable[[Done], None], done: Done) -> None:
+        if self.is_attached:
+            then(done)
+
     def set_subtitle(self, text: str) -> None:
         self.sub_title = text
 
@@ -216,10 +248,14 @@ class GameScreen(MinimumSize, Screen[None]):
         return refusal is None
 
     def action_play_key(self, key: str) -> None:
-        """A digit: the cell it names in the layout in force."""
-        self._play(self.key_layout.cell_for(key))
+        """A digit: the cell it completes in the layout in force (on the Ultimate board, a
+        board's digit waits for its cell's)."""
+        move = self.board.take_key(key)
+        if move is not None:
+            self._play(move)
 
     def on_board_cell_chosen(self, event: Board.CellChosen) -> None:
+        self.board.forget_key()
         self._play(event.cell)
 
     def _play(self, cell: int) -> None:
@@ -230,9 +266,11 @@ class GameScreen(MinimumSize, Screen[None]):
             self.board.cursor, self._aim = cell, None
 
     def action_move_cursor(self, rows: int, columns: int) -> None:
+        self.board.forget_key()
         self.board.move_cursor(rows, columns)
 
     def action_confirm(self) -> None:
+        self.board.forget_key()
         self.apply(Confirm(self.board.cursor))
 
     def action_choose_mark(self, mark: str) -> None:
@@ -272,8 +310,21 @@ class GameScreen(MinimumSize, Screen[None]):
     def action_hint(self, offered: bool = True) -> None:
         """Mark the best cells for the player to move, and say the table's hint (`offered` is
         False for `h` pressed when no match is played: the core says why not)."""
+        series = self.series
+        if series.variant.searches:  # the search takes a while: off this screen's thread
+            self.notice = Notice.of("Looking for the best move…")
+            self.work(partial(_analysis, series, self.table), partial(self._hint, series))
+            return
+        self._hint(series, None)
+
+    def _hint(self, asked: Series, analysis: Analysis | Estimate | SeriesError | None) -> None:
+        """Show the hint for the series `asked` about (unless it has moved on since)."""
+        if self.series is not asked:
+            return
         try:
-            hint = self.table.hint(self.key_layout.key_for)
+            if isinstance(analysis, SeriesError):
+                raise analysis
+            hint = self.table.hint(self.board.key_for, analysis)
         except SeriesError as refusal:
             self.notice = refusal.notice
             return
@@ -291,5 +342,16 @@ class GameScreen(MinimumSize, Screen[None]):
     def explain(self, refusal: SeriesError) -> Notice:
         """The refusal's notice; a taken cell is named by the key that takes it here."""
         if isinstance(refusal, CellTaken):
-            return refusal.by_key(self.key_layout.key_for(refusal.cell))
+            return refusal.by_key(self.board.key_for(refusal.cell))
         return refusal.notice
+
+
+def _analysis(series: Series, table: Table) -> Analysis | Estimate | SeriesError:
+    """Where best play goes for `series` (a search: run in a worker), or why there is no hint."""
+    try:
+        refusal = table.check_hint()
+        if refusal is not None:
+            return refusal
+        return series.hint()
+    except SeriesError as refusal:
+        return refusal

@@ -19,9 +19,10 @@ from textual.reactive import var
 from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
-from tictactoe.core.engine import CELL_NAMES, GameState
+from tictactoe.core.engine import GameState
 from tictactoe.core.labels import display_name, result_text
 from tictactoe.core.names import NAME_WIDTH, short
+from tictactoe.core.rules import CLASSIC
 from tictactoe.record import MatchRecord
 from tictactoe.tui.widgets.board import Board
 
@@ -48,7 +49,7 @@ def move_lines(match: MatchRecord, width: int | None = None) -> list[str]:
     positions = match.positions()
     lines = [f"Start: {match.marks[match.first_mover]} to move"]
     for number, (before, cell) in enumerate(zip(positions, match.moves, strict=False), start=1):
-        head, tail = f"{number}. ", f" {before.to_move} {CELL_NAMES[cell]}"
+        head, tail = f"{number}. ", f" {before.to_move} {CLASSIC.short_move_words(cell)}"
         room = NAME_WIDTH if width is None else max(1, min(NAME_WIDTH, width - len(head + tail)))
         mover = display_name(match.players[match.marks.index(before.to_move)])
         lines.append(head + short(mover, room) + tail)

@@ -105,7 +105,8 @@ class Cell(Button, can_focus=False):
 
 
 class Board(Grid, can_focus=True):
-    """The grid of cells. It shows a `GameState` and reports the cell a person clicks.
+    """The classic board: the grid of nine cells. It shows a `GameState` and reports the cell
+    a person clicks.
 
     It decides nothing about the game: the screen that owns the state reads the keys,
     hears `CellChosen` for a click, and sets `match`, `cursor` and `hints` to whatever
@@ -128,6 +129,12 @@ class Board(Grid, can_focus=True):
             super().__init__()
             self.cell = cell
             """Index of the cell, 0 = top-left."""
+
+    DEFAULT_CSS = """
+    Board {
+        grid-size: 3 3;
+    }
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -216,6 +223,17 @@ class Board(Grid, can_focus=True):
         for cell in self.cells:
             cell.show(board[cell.cell], self.key_layout.key_for(cell.cell), win=cell.cell in line)
             cell.set_class(cell.cell == self.cursor, "-cursor")
+
+    def key_for(self, cell: int) -> str:
+        """The digit a person presses to take `cell`."""
+        return self.key_layout.key_for(cell)
+
+    def take_key(self, key: str) -> int | None:
+        """A digit typed: the cell it takes (one digit is a whole move here)."""
+        return self.key_layout.cell_for(key)
+
+    def forget_key(self) -> None:
+        """Nothing waits for a second digit on this board."""
 
     def move_cursor(self, rows: int, columns: int) -> None:
         """Move the cursor one square; at an edge it stays put rather than wrap."""

@@ -7,7 +7,6 @@ from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
-from tictactoe.core.engine import CELL_NAMES
 from tictactoe.core.labels import side_by_side
 from tictactoe.core.names import short
 from tictactoe.core.series import Series
@@ -22,7 +21,7 @@ def history_lines(series: Series, width: int | None = None) -> list[str]:
     tells them apart), and left out ("3. X top-left") where not even that fits."""
     lines = []
     for number, (player, mark, cell) in enumerate(series.history(), start=1):
-        head, move = f"{number}. ", f"{mark} {CELL_NAMES[cell]}"
+        head, move = f"{number}. ", f"{mark} {series.variant.short_move_words(cell)}"
         name = side_by_side(series.players)[player]
         if width is not None:
             room = width - len(head) - len(move) - 1
