@@ -156,6 +156,7 @@ def game_config(parsed: Parsed) -> GameConfig:
         level=Level(args.level or "medium") if vs == "computer" else None,
         first_move=FirstMove(args.first),
         keys=KeyLayout(args.keys) if args.keys else None,
+        variant=args.variant,
         computer_delay=args.delay,
         seed=args.seed,
         save=not args.no_save,
@@ -246,6 +247,8 @@ def game_options(config: GameConfig) -> list[str]:
         options.append(f"--player2={config.player2}")
     if config.keys is not None:
         options.append(f"--keys={config.keys.value}")
+    if config.variant is not None:
+        options.append(f"--variant={config.variant}")
     if config.show_cursor:
         options.append("--show-cursor")
     if config.seed is not None:

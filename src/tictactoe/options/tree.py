@@ -11,6 +11,7 @@ import tictactoe.options.checks as checks
 from tictactoe import __version__
 from tictactoe.core.ai import Level
 from tictactoe.core.keys import KeyLayout
+from tictactoe.core.rules import VARIANTS
 from tictactoe.core.series import FirstMove
 from tictactoe.online.authority import MAX_WATCHERS
 from tictactoe.options.club import add_club, add_club_session
@@ -214,6 +215,12 @@ def add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
     """The options that set up a game, added with `add_argument` (a parser's or a group's)."""
     add_argument("--player1", metavar="NAME", help="the first player's name")
     add_argument("--player2", metavar="NAME", help="the second player's name")
+    add_argument(
+        "--variant",
+        choices=list(VARIANTS),
+        default=None,
+        help="the game: classic tic-tac-toe (the default) or ultimate, nine boards in one",
+    )
     add_argument(
         "--vs",
         choices=["person", "computer"],
