@@ -91,6 +91,16 @@ class UltimateBoard(Widget, can_focus=True):
     (`take_key`), and sets `match`, `cursor` and `hints` to whatever comes of them.
     """
 
+    DEFAULT_CSS = """
+    UltimateBoard {
+        grid-size: 3 3;
+        & > SmallBoard > .cells {
+            layout: grid;
+            grid-size: 3 3;
+        }
+    }
+    """
+
     match: var[Position | None] = var(None)
     """The match on show; None before the marks are chosen."""
     cursor: var[int] = var(40)
