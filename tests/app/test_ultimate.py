@@ -162,3 +162,11 @@ def test_the_command_line_chooses_the_variant() -> None:
     series = options.parse_config(["--player1", "Ada", "--player2", "Bob", "--variant", "ultimate"])
     initial = series.initial_series()
     assert initial is not None and initial.variant.name == "ultimate"
+
+
+async def test_the_new_game_screen_starts_the_variant_of_the_command_line(start: Start) -> None:
+    async with start(variant="ultimate") as ui:
+        await ui.press(*"Al", "tab", *"Bo", "enter")
+        await running_until(ui, lambda: ui.app.game_screen is not None, "the game screen")
+        assert ui.series.variant.name == "ultimate"
+        assert isinstance(ui.game.board, UltimateBoard)

@@ -22,6 +22,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet,
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.names import DEFAULT_NAMES, clean_name
+from tictactoe.core.rules import CLASSIC, variant
 from tictactoe.core.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.doors.relay_target import parse_relay
 from tictactoe.tui.widgets.drained import drained
@@ -234,7 +235,8 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         if level is not None:
             second = Player.computer(level)
         try:
-            series = Series.new(first, second, first_move=self.first_move)
+            game = variant(self.config.variant or CLASSIC.name)
+            series = Series.new(first, second, first_move=self.first_move, variant=game)
         except NameClash as clash:
             self._refuse(str(clash), "#name-2" if level is None else "#name-1")
             return
