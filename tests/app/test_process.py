@@ -345,6 +345,11 @@ def test_ctrl_c_at_any_moment_of_the_start_leaves_130_quietly(moment: float) -> 
     os.kill(game.pid, signal.SIGINT)
 
     status = game.finish()
+    if game.output.startswith(b"Could not import runpy module"):
+        # Ctrl-C while the interpreter itself was still importing `-m`'s runner, before any of
+        # the game's code: CPython's own words (seen only on a machine kept busy by others)
+        assert moment == 0.0, game.output
+        return
     assert b"Traceback" not in game.output and b"KeyboardInterrupt" not in game.output
     assert status == 130 or (status == -signal.SIGINT and game.output == b""), game.output
     if ENTER_ALTERNATE_SCREEN in game.output:
