@@ -12,8 +12,9 @@ Solvers that want to search on masks themselves ask the same questions through
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Final
+
+from tictactoe.core.position import IllegalMove, Mark, Position
 
 __all__ = [
     "CELL_NAMES",
@@ -24,22 +25,6 @@ __all__ = [
     "free_cells",
     "has_line",
 ]
-
-
-class Mark(StrEnum):
-    """A player's mark. `Mark.X == "X"`; `Mark.X.other is Mark.O`."""
-
-    X = "X"
-    O = "O"  # noqa: E741 - the mark is called O
-
-    @property
-    def other(self) -> Mark:
-        """The opponent's mark."""
-        return Mark.O if self is Mark.X else Mark.X
-
-
-class IllegalMove(ValueError):
-    """A move the rules do not allow; the message says why in plain words."""
 
 
 LINES: Final[tuple[tuple[int, int, int], ...]] = (
@@ -121,7 +106,7 @@ def free_cells(occupied: int) -> tuple[int, ...]:
     return _FREE_CELLS[occupied]
 
 
-class GameState:
+class GameState(Position):
     """One position of a game: the board, whose move it is and how it got here.
 
     Immutable, hashable and compared by value (board, mark to move and move order).
@@ -133,29 +118,19 @@ class GameState:
     legal moves) ready-made.
     """
 
-    __slots__ = ("_free", "_last", "_mine", "_parent", "_theirs", "_to_move", "_waiting", "is_over")
+    __slots__ = ("_free", "_mine", "_theirs", "_waiting", "is_over")
 
     _mine: int
     """The cells of the mark to move, as a mask."""
     _theirs: int
     """The cells of the other mark, which moved last: only they can hold a line."""
-    _to_move: Mark
-    """The mark that plays next."""
     _waiting: Mark
     """The other mark, kept so that `play` passes the turn by swapping the two."""
-    _parent: GameState | None
-    """The state before the last move; None on the empty board."""
-    _last: int
-    """The cell of the last move; -1 on the empty board."""
     _free: tuple[int, ...]
     """The legal moves: the free cells, or none once the game is over."""
     is_over: bool
     """True once somebody has won or the board is full. A field, not a property: a
     search asks it at every node."""
-
-    def __new__(cls, *args: object, **kwargs: object) -> GameState:
-        """Refused: a state made any other way would have no fields."""
-        raise TypeError("start a game with GameState.new()")
 
     @classmethod
     def new(cls, first: Mark = Mark.X) -> GameState:
@@ -214,17 +189,6 @@ class GameState:
             raise IllegalMove(f"cell {cell} ({CELL_NAMES[cell]}) is taken")
         return int(cell)  # an IntEnum or the like: its value is the cell
 
-    def undo(self) -> GameState:
-        """The state before the last move. Raises IllegalMove on an empty board."""
-        if self._parent is None:
-            raise IllegalMove("there is no move to take back")
-        return self._parent
-
-    @property
-    def to_move(self) -> Mark:
-        """The mark that plays next (after the game ends: the mark that would have)."""
-        return self._to_move
-
     @property
     def first(self) -> Mark:
         """The mark that moved first (on an empty board: the mark that moves first)."""
@@ -256,16 +220,6 @@ class GameState:
         )
 
     @property
-    def moves(self) -> tuple[int, ...]:
-        """The cells played so far, in order."""
-        cells = []
-        state = self
-        while state._parent is not None:
-            cells.append(state._last)
-            state = state._parent
-        return tuple(reversed(cells))
-
-    @property
     def winner(self) -> Mark | None:
         """The mark that completed a line, or None."""
         return self._waiting if _HAS_LINE[self._theirs] else None
@@ -285,24 +239,6 @@ class GameState:
     def is_draw(self) -> bool:
         """True when the board is full and nobody has a line."""
         return self.is_over and not _HAS_LINE[self._theirs]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GameState):
-            return NotImplemented
-        # The mark to move and the moves fix the first mark, hence the board.
-        return self._to_move is other._to_move and self.moves == other.moves
-
-    def __hash__(self) -> int:
-        return hash((self._to_move, self.moves))
-
-    def __setattr__(self, name: str, value: object, /) -> None:
-        raise AttributeError(f"a GameState is immutable: {name!r} cannot be set")
-
-    def __delattr__(self, name: str, /) -> None:
-        raise AttributeError(f"a GameState is immutable: {name!r} cannot be deleted")
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_replay, (self.first.value, self.moves))
 
     def __repr__(self) -> str:
         rows = "/".join(
@@ -327,11 +263,3 @@ class _Draft(GameState):
 
 
 _new: Final = object.__new__
-
-
-def _replay(first: str, moves: tuple[int, ...]) -> GameState:
-    """The state after `moves` from an empty board with `first` to move: how states pickle."""
-    state = GameState.new(Mark(first))
-    for cell in moves:
-        state = state.play(cell)
-    return state

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from tictactoe.core.engine import CELL_NAMES, LINES, IllegalMove, Mark, free_cells, has_line
+from tictactoe.core.position import Position
 
 __all__ = [
     "BOARD_NAMES",
@@ -53,7 +54,7 @@ def short_move_words(move: int) -> str:
     return f"{BOARD_NAMES[board]}, {CELL_NAMES[cell]}"
 
 
-class UltimateState:
+class UltimateState(Position):
     """One position of an Ultimate game: the nine small boards, whose move, the forced board.
 
     Immutable, hashable and compared by value (the mark to move and the moves). Start one
@@ -65,14 +66,11 @@ class UltimateState:
     __slots__ = (
         "_closed",
         "_forced",
-        "_last",
         "_legal",
         "_mine",
         "_mine_won",
-        "_parent",
         "_theirs",
         "_theirs_won",
-        "_to_move",
         "is_over",
     )
 
@@ -88,20 +86,10 @@ class UltimateState:
     """The small boards that take no more moves (won or full), as a 9-bit mask."""
     _forced: int
     """The small board the mark to move must play in; -1 when any open board will do."""
-    _to_move: Mark
-    """The mark that plays next."""
-    _parent: UltimateState | None
-    """The state before the last move; None at the start."""
-    _last: int
-    """The last move; -1 at the start."""
     _legal: tuple[int, ...] | None
     """The legal moves, worked out on the first question."""
     is_over: bool
     """True once somebody has three small boards in a row or no move is left."""
-
-    def __new__(cls, *args: object, **kwargs: object) -> UltimateState:
-        """Refused: a state made any other way would have no fields."""
-        raise TypeError("start a game with UltimateState.new()")
 
     @classmethod
     def new(cls, first: Mark = Mark.X) -> UltimateState:
@@ -185,32 +173,11 @@ class UltimateState:
             raise IllegalMove(f"the move must be in the {BOARD_NAMES[self._forced]}")
         return int(move)  # an IntEnum or the like: its value is the move
 
-    def undo(self) -> UltimateState:
-        """The state before the last move. Raises IllegalMove at the start."""
-        if self._parent is None:
-            raise IllegalMove("there is no move to take back")
-        return self._parent
-
-    @property
-    def to_move(self) -> Mark:
-        """The mark that plays next (after the game ends: the mark that would have)."""
-        return self._to_move
-
     @property
     def first(self) -> Mark:
         """The mark that moved first (at the start: the mark that moves first)."""
         moved = (self._mine | self._theirs).bit_count()
         return self._to_move if moved % 2 == 0 else self._to_move.other
-
-    @property
-    def moves(self) -> tuple[int, ...]:
-        """The moves played so far, in order."""
-        moves = []
-        state = self
-        while state._parent is not None:
-            moves.append(state._last)
-            state = state._parent
-        return tuple(reversed(moves))
 
     @property
     def last_move(self) -> int | None:
@@ -300,23 +267,6 @@ class UltimateState:
         """True when no move is left and nobody has three small boards in a row."""
         return self.is_over and not has_line(self._theirs_won)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UltimateState):
-            return NotImplemented
-        return self._to_move is other._to_move and self.moves == other.moves
-
-    def __hash__(self) -> int:
-        return hash((self._to_move, self.moves))
-
-    def __setattr__(self, name: str, value: object, /) -> None:
-        raise AttributeError(f"an UltimateState is immutable: {name!r} cannot be set")
-
-    def __delattr__(self, name: str, /) -> None:
-        raise AttributeError(f"an UltimateState is immutable: {name!r} cannot be deleted")
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_replay, (self.first.value, self.moves))
-
     def __repr__(self) -> str:
         return f"UltimateState(to_move={self._to_move.value}, moves={self.moves})"
 
@@ -362,12 +312,4 @@ def _make(
     _set(state, "_last", last)
     _set(state, "_legal", None)
     _set(state, "is_over", over)
-    return state
-
-
-def _replay(first: str, moves: tuple[int, ...]) -> UltimateState:
-    """The state after `moves` from the start with `first` to move: how states pickle."""
-    state = UltimateState.new(Mark(first))
-    for move in moves:
-        state = state.play(move)
     return state
