@@ -37,6 +37,7 @@ import ipaddress
 import logging
 import socket
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Final
 
 import asyncssh
@@ -75,30 +76,23 @@ class _Refused(Exception):
     """The relay cannot be opened until the host does something: no use trying again."""
 
 
+@dataclass(eq=False)
 class Relay:
     """A remote port forward on `target` to `door`, kept open until `stop`."""
 
-    def __init__(
-        self,
-        target: RelayTarget,
-        door: SshDoor,
-        door_address: tuple[str, int],
-        *,
-        listen_port: int = 0,
-        changed: RelayChanged,
-    ) -> None:
-        self.target = target
-        self.door = door
-        self.door_address = door_address
-        """Where the door listens on this machine: what the relay's connections are passed to."""
-        self.listen_port = listen_port
-        """The relay's port for the friend; 0: one the relay chooses."""
-        self.changed = changed
-        self.place: tuple[str, int] | None = None
-        """The relay's host and port while it forwards to the door."""
-        self._link: asyncssh.SSHClientConnection | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._open: set[_DoorSide] = set()
+    target: RelayTarget
+    door: SshDoor
+    door_address: tuple[str, int]
+    """Where the door listens on this machine: what the relay's connections are passed to."""
+    _: KW_ONLY
+    changed: RelayChanged
+    listen_port: int = 0
+    """The relay's port for the friend; 0: one the relay chooses."""
+    place: tuple[str, int] | None = field(default=None, init=False)
+    """The relay's host and port while it forwards to the door."""
+    _link: asyncssh.SSHClientConnection | None = field(default=None, init=False, repr=False)
+    _task: asyncio.Task[None] | None = field(default=None, init=False, repr=False)
+    _open: set[_DoorSide] = field(default_factory=set, init=False, repr=False)
 
     def start(self) -> None:
         """Open the relay, and keep it open, in the background."""

@@ -6,10 +6,12 @@ import ipaddress
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 __all__ = ["Throttle"]
 
 
+@dataclass(eq=False)
 class Throttle:
     """Wrong codes from one network are answered slowly; the right code is never held up.
 
@@ -21,22 +23,14 @@ class Throttle:
     stranger who shares the friend's address can slow the guessing, never lock the friend out.
     """
 
-    def __init__(
-        self,
-        limit: int = 5,
-        window: float = 60.0,
-        delay: float = 10.0,
-        clock: Callable[[], float] = time.monotonic,
-        max_addresses: int = 10_000,
-    ) -> None:
-        self.limit = limit
-        self.window = window
-        self.delay = delay
-        """Seconds a wrong code is answered late once its network is past `limit`."""
-        self.clock = clock
-        self.max_addresses = max_addresses
-        """Past this many networks, the oldest are forgotten (memory stays bounded)."""
-        self._failures: dict[str, deque[float]] = {}
+    limit: int = 5
+    window: float = 60.0
+    delay: float = 10.0
+    """Seconds a wrong code is answered late once its network is past `limit`."""
+    clock: Callable[[], float] = time.monotonic
+    max_addresses: int = 10_000
+    """Past this many networks, the oldest are forgotten (memory stays bounded)."""
+    _failures: dict[str, deque[float]] = field(default_factory=dict, init=False, repr=False)
 
     @staticmethod
     def network(address: str) -> str:

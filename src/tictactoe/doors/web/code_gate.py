@@ -16,6 +16,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Final
 
 from tictactoe.core.codes import CODE_LENGTH, normalise_code
@@ -41,31 +42,23 @@ class Refusal(Exception):
         self.status = status
 
 
+@dataclass(eq=False)
 class CodeGate:
     """Checks codes for the browser door and hands out the tickets that start games."""
 
-    def __init__(
-        self,
-        accepts: Callable[[str], bool],
-        throttle: Throttle,
-        *,
-        max_trying: int = 32,
-        max_trying_per_network: int = 4,
-        max_tickets: int = 64,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.accepts = accepts
-        """Whether a code (normalised) is the series' code."""
-        self.throttle = throttle
-        self.max_trying = max_trying
-        """Tries under way at once, at most (a wrong code answered late is under way)."""
-        self.max_trying_per_network = max_trying_per_network
-        """Tries under way at once from one network (see `Throttle.network`), at most."""
-        self.max_tickets = max_tickets
-        """Tickets not yet used, at most; the oldest go first."""
-        self.clock = clock
-        self._trying: Counter[str] = Counter()
-        self._tickets: dict[str, tuple[float, str]] = {}
+    accepts: Callable[[str], bool]
+    """Whether a code (normalised) is the series' code."""
+    throttle: Throttle
+    _: KW_ONLY
+    max_trying: int = 32
+    """Tries under way at once, at most (a wrong code answered late is under way)."""
+    max_trying_per_network: int = 4
+    """Tries under way at once from one network (see `Throttle.network`), at most."""
+    max_tickets: int = 64
+    """Tickets not yet used, at most; the oldest go first."""
+    clock: Callable[[], float] = time.monotonic
+    _trying: Counter[str] = field(default_factory=Counter, init=False, repr=False)
+    _tickets: dict[str, tuple[float, str]] = field(default_factory=dict, init=False, repr=False)
 
     async def check(self, typed: str, peer: str) -> str:
         """A ticket for a right `typed` code from `peer`; else `Refusal`."""
