@@ -157,7 +157,14 @@ def test_the_hello_carries_the_version() -> None:
     }
 
 
-HELLO = {"kind": "hello", "v": PROTOCOL, "code": "K7M4QX", "name": "Bob", "peer": "10.0.0.2"}
+HELLO = {
+    "kind": "hello",
+    "v": PROTOCOL,
+    "code": "K7M4QX",
+    "name": "Bob",
+    "peer": "10.0.0.2",
+    "variants": {"classic": 1, "ultimate": 1},
+}
 
 
 @pytest.mark.parametrize(
@@ -174,7 +181,7 @@ HELLO = {"kind": "hello", "v": PROTOCOL, "code": "K7M4QX", "name": "Bob", "peer"
         (json.dumps({**HELLO, "extra": {"a": [1]}}), "unknown field"),
         (json.dumps({k: v for k, v in HELLO.items() if k != "code"}), "code is missing"),
         (json.dumps({**HELLO, "name": "x" * 5000}), "too long"),
-        ('{"kind": "act", "version": 1, "intent": {"kind": "play", "cell": 9}}', "out of range"),
+        ('{"kind": "act", "version": 1, "intent": {"kind": "play", "cell": 81}}', "out of range"),
         ('{"kind": "act", "version": 1, "intent": {"kind": "play", "cell": -1}}', "out of range"),
         ('{"kind": "act", "version": 1, "intent": {"kind": "play", "cell": true}}', "whole"),
         ('{"kind": "act", "version": 1, "intent": {"kind": "play", "cell": 4.0}}', "whole"),
@@ -317,6 +324,8 @@ json_values = st.recursive(
                 [
                     "kind",
                     "v",
+                    "variants",
+                    "variant",
                     "code",
                     "name",
                     "peer",

@@ -3,14 +3,15 @@
 A series that arrives from elsewhere (the authority's state on a friend's machine, an intent's
 series on the host's) is only ever taken once the core has said that `Series.new` and legal
 steps lead to it: names as the core keeps them, the chooser taking turns, each match begun by
-the rule of the series, the score counted from the finished matches. A match itself is a
-`GameState`, which only legal moves can make.
+the rule of the series, the score counted from the finished matches, every match of the series'
+game. A match itself is a position of that game, which only legal moves can make.
 """
 
 from __future__ import annotations
 
-from tictactoe.core.engine import GameState, Mark
+from tictactoe.core.engine import IllegalMove, Mark
 from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.rules import Position, Variant
 from tictactoe.core.series import FirstMove, Series, SeriesError
 
 __all__ = ["Unreachable", "check_reachable"]
@@ -23,16 +24,17 @@ class Unreachable(SeriesError):
 def check_reachable(series: Series) -> Series:
     """`series` itself when play could have reached it, else `Unreachable` saying why."""
     first, second = series.players
+    variant = series.variant.name
     try:
-        start = Series.new(first, second, series.first_move, series.opens)
+        start = Series.new(first, second, series.first_move, series.opens, series.variant)
     except SeriesError as error:
         raise Unreachable(f"players: {error}") from None
     if start.players != series.players:
         raise Unreachable("players: a name is not as the core keeps it")
     for index, done in enumerate(series.finished):
         _check_marks(done.marks)
-        final = _final(done)
-        if done != FinishedMatch.of(series.players, final, done.marks):
+        final = _final(series.variant, done)
+        if done != FinishedMatch.of(series.players, final, done.marks, variant=variant):
             raise Unreachable("a finished match is not as its moves say")
         _check_first(series, final.first, done.marks, chooser=(series.opens + index) % 2)
     winners = [done.winner for done in series.finished]
@@ -49,17 +51,22 @@ def check_reachable(series: Series) -> Series:
     if marks is not None and match is not None:
         _check_marks(marks)
         _check_first(series, match.first, marks, chooser=series.chooser)
-        if over and series.finished[-1:] != (FinishedMatch.of(series.players, match, marks),):
+        last = FinishedMatch.of(series.players, match, marks, variant=variant)
+        if over and series.finished[-1:] != (last,):
             raise Unreachable("a finished match is missing from finished")
     return series
 
 
-def _final(done: FinishedMatch) -> GameState:
-    """The position a finished match of a series ended at: every move legal, and over."""
-    positions = done.positions()
-    if len(positions) != len(done.moves) + 1 or not positions[-1].is_over:
+def _final(variant: Variant, done: FinishedMatch) -> Position:
+    """The position a finished match of a series of `variant` ended at: every move legal, and
+    over."""
+    try:
+        final = variant.replay(done.moves, done.marks[done.first_mover])
+    except IllegalMove:
+        raise Unreachable("a finished match has a move its game does not allow") from None
+    if not final.is_over:
         raise Unreachable("a finished match is not over")
-    return positions[-1]
+    return final
 
 
 def _check_marks(marks: tuple[Mark, Mark]) -> None:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Final
 import platformdirs
 
 from tictactoe.core.codes import new_code
+from tictactoe.core.rules import CLASSIC, Variant
 from tictactoe.core.series import FirstMove
 from tictactoe.doors.addresses import canonical_host, global_ipv6, is_loopback
 from tictactoe.doors.log import log_to_file as door_log
@@ -78,6 +79,8 @@ class HostConfig:
     grace: float = 120.0
     """Seconds a dropped player has to come back before the host may end the series."""
     first_move: FirstMove = FirstMove.CHOOSER
+    variant: Variant = CLASSIC
+    """The game of the series."""
     relay: RelayTarget | None = None
     """An SSH server whose port is forwarded to the SSH door (`tictactoe.doors.relay`)."""
     relay_port: int = 0
@@ -175,6 +178,7 @@ class Hosting:
             host_token=self.host_token,
             grace=config.grace,
             first_move=config.first_move,
+            variant=config.variant,
             max_watchers=config.max_watchers,
         )
         self.throttle = Throttle()

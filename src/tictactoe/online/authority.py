@@ -3,8 +3,9 @@
 The host process keeps one `Authority`. Links (a seat's or a watcher's game process,
 each known by an id the server gives it) join with a `Hello`; seat 0 is the host's,
 claimed with the host's token; seat 1 is the first other name to come, then later
-comers watch. Every intent is checked by the core for the seat that sent it
-(`Series.apply_as`); a stale one changes nothing. A seat whose link drops is away: the
+comers watch. The series is of the authority's variant, and only a game that plays it is
+welcomed. Every intent is checked by the core, with the variant's rules, for the seat that sent
+it (`Series.apply_as`); a stale one changes nothing. A seat whose link drops is away: the
 series is paused until the same name comes back, for as long as the host waits.
 
 Pure: no I/O, and the clock is injected, so every rule is tested without a network.
@@ -16,12 +17,13 @@ import random
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, NamedTuple
 
 from tictactoe.core.codes import normalise_code
 from tictactoe.core.names import DEFAULT_NAMES, clean_name, name_key, short
 from tictactoe.core.notices import Notice
+from tictactoe.core.rules import CLASSIC, Variant
 from tictactoe.core.seats import HOST_SEAT, act, acting_seat, check_hint
 from tictactoe.core.series import FirstMove, Intent, NameClash, Series, SeriesError
 from tictactoe.online.protocol import Away, Denied, Ended, Hello, Refused, State, Welcome
@@ -90,6 +92,7 @@ class Authority:
         grace: float = 120.0,
         first_move: FirstMove = FirstMove.CHOOSER,
         opens: int = 0,
+        variant: Variant = CLASSIC,
         max_watchers: int = MAX_WATCHERS,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
@@ -103,6 +106,8 @@ class Authority:
         self.first_move = FirstMove(first_move)
         self.opens = opens
         """The seat that chooses the first match's mark (0, the host's, but in a rematch)."""
+        self.variant = variant
+        """The game of the series: a game that does not play it is not welcomed."""
         self._host_token = host_token
         self._clock = clock
         self._rng = rng or random.Random()
@@ -209,6 +214,17 @@ class Authority:
             raise WrongCode("That is not the code of this series.")
         if self.knows(link):
             raise JoinDenied("This link has joined already.")
+        if not hello.plays(self.variant.name):
+            raise JoinDenied(
+                f"This series is {self.variant.title} tic-tac-toe, which this game cannot play:"
+                " join with the same version of tictactoe as the host.",
+                final=True,
+            )
+        welcome = self._seat(hello, link)
+        return replace(welcome, variant=self.variant.name, protocol=hello.protocol)
+
+    def _seat(self, hello: Hello, link: LinkId) -> Welcome:
+        """Seat or watch `link`, whose game plays this series' game (see `join`)."""
         if hello.host_token is not None:
             return self._join_host(hello.host_token, link)
         host, guest = self._seats
@@ -216,7 +232,9 @@ class Authority:
             assert host.name is not None
             name = clean_name(hello.name, DEFAULT_NAMES[GUEST_SEAT])
             try:
-                self._series = Series.new(host.name, name, self.first_move, self.opens)
+                self._series = Series.new(
+                    host.name, name, self.first_move, self.opens, self.variant
+                )
             except NameClash:  # the core's rule, said to the one who joins
                 raise JoinDenied(
                     f"{short(host.name)} is playing already: choose another name."

@@ -9,12 +9,16 @@ JSON text frames, read strictly) is `tictactoe.online.wire`'s business.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from tictactoe.core.notices import Notice
+from tictactoe.core.rules import CLASSIC, ULTIMATE
 from tictactoe.core.series import Intent, Series
 
 __all__ = [
+    "OLDER_PROTOCOL",
+    "PROTOCOL",
+    "VARIANT_VERSIONS",
     "Act",
     "AskHint",
     "Away",
@@ -28,6 +32,18 @@ __all__ = [
     "State",
     "Welcome",
 ]
+
+PROTOCOL: Final = 3
+"""The version of these messages; a `Hello` and a `Welcome` carry it as `"v"`."""
+
+OLDER_PROTOCOL: Final = 2
+"""The version before this one, which knew classic alone: a game that speaks it is welcomed to a
+classic series in its own words, and refused any other."""
+
+VARIANT_VERSIONS: Final = {CLASSIC.name: 1, ULTIMATE.name: 1}
+"""The games these messages carry, by name, each with the version of its moves on the wire (a
+cell of classic's is 0 to 8; a move of Ultimate's is its board times nine plus its cell, 0 to 80).
+A game that plays another version of a variant is another game."""
 
 
 # Client → authority.
@@ -48,6 +64,15 @@ class Hello:
     door_key: str | None = None
     """The secret of this hosting that only the doors know (they start every friend's game with
     it): the authority takes a hello, and the address in it, only from the host or a door."""
+    variants: tuple[tuple[str, int], ...] = tuple(VARIANT_VERSIONS.items())
+    """The games the asking game plays, each with its version (`VARIANT_VERSIONS`): it is
+    welcomed only to a series of one of them."""
+    protocol: int = PROTOCOL
+    """The version of the messages the asking game speaks, which the authority answers in."""
+
+    def plays(self, variant: str) -> bool:
+        """Whether the asking game plays `variant` (a name) as these messages carry it."""
+        return (variant, VARIANT_VERSIONS.get(variant)) in self.variants
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +106,10 @@ class Welcome:
 
     role: Literal["seat", "watcher"]
     seat: int | None = None
+    variant: str = CLASSIC.name
+    """The game of the series, by name; its version is the one of `VARIANT_VERSIONS`."""
+    protocol: int = PROTOCOL
+    """The version of the messages the link is answered in: its hello's."""
 
 
 @dataclass(frozen=True, slots=True)

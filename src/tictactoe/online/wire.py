@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from tictactoe.core.engine import GameState, IllegalMove, Mark
+from tictactoe.core.engine import IllegalMove, Mark
+from tictactoe.core.finished import CLASSIC_NAME
 from tictactoe.core.notices import JOINERS, SLOTS, Notice, Phrase
 from tictactoe.core.reachable import check_reachable
-from tictactoe.core.rules import Position
+from tictactoe.core.rules import VARIANTS, Position, Variant
 from tictactoe.core.series import (
     ChooseMark,
     Confirm,
@@ -37,6 +38,9 @@ from tictactoe.online.matches import (
     encode_player,
 )
 from tictactoe.online.protocol import (
+    OLDER_PROTOCOL,
+    PROTOCOL,
+    VARIANT_VERSIONS,
     Act,
     AskHint,
     Away,
@@ -68,9 +72,6 @@ __all__ = [
     "to_json",
 ]
 
-PROTOCOL: Final = 2
-"""The version of these messages; a `Hello` carries it as `"v"`."""
-
 MAX_MESSAGE: Final = 16 * 1024
 """The largest message a client may send, in bytes of UTF-8 (a hello with the longest name fits)."""
 
@@ -90,6 +91,15 @@ MAX_WORDINGS: Final = 8
 _MAX_VERSION: Final = 2**53
 """Versions are counts; this keeps them exact in every JSON reader."""
 
+_MAX_VARIANTS: Final = 16
+"""The most games a hello may name: more than this game plays."""
+
+_MAX_VARIANT_NAME: Final = 20
+"""The longest name of a game on the wire."""
+
+_MAX_CELL: Final = max(VARIANTS[name].cells for name in VARIANT_VERSIONS) - 1
+"""The highest cell an intent may name, in any game; the series refuses one its game lacks."""
+
 
 # Messages as JSON text.
 
@@ -102,23 +112,30 @@ def to_json(message: ClientMessage | ServerMessage) -> str:
 def _encoded(message: ClientMessage | ServerMessage) -> dict[str, object]:
     match message:
         case Hello():
-            return {
+            hello: dict[str, object] = {
                 "kind": "hello",
-                "v": PROTOCOL,
+                "v": message.protocol,
                 "code": message.code,
                 "name": message.name,
                 "peer": message.peer,
                 "host_token": message.host_token,
                 "door_key": message.door_key,
             }
+            if message.protocol != OLDER_PROTOCOL:
+                hello["variants"] = dict(message.variants)
+            return hello
         case Act(version, intent):
             return {"kind": "act", "version": version, "intent": encode_intent(intent)}
         case AskHint():
             return {"kind": "hint"}
         case Leave():
             return {"kind": "leave"}
-        case Welcome(role, seat):
-            return {"kind": "welcome", "v": PROTOCOL, "role": role, "seat": seat}
+        case Welcome(role, seat, variant, protocol):
+            welcome: dict[str, object] = {"kind": "welcome", "v": protocol, "role": role}
+            welcome["seat"] = seat
+            if protocol != OLDER_PROTOCOL:
+                welcome["variant"] = {"name": variant, "v": VARIANT_VERSIONS[variant]}
+            return welcome
         case State():
             away = message.away
             return {
@@ -168,7 +185,7 @@ def decode_intent(obj: object) -> Intent:
     kind = fields["kind"]
     if kind in ("play", "confirm"):
         schema.only(fields, "intent", {"kind", "cell"})
-        cell = schema.whole(fields["cell"], "cell", 0, 8)
+        cell = schema.whole(fields["cell"], "cell", 0, _MAX_CELL)
         return Play(cell) if kind == "play" else Confirm(cell)
     if kind == "mark":
         schema.only(fields, "intent", {"kind", "mark"})
@@ -210,8 +227,9 @@ def decode_notice(obj: object) -> Notice:
 
 
 def encode_series(series: Series) -> dict[str, object]:
-    """`series` as a JSON object; `decode_series` gives back an equal series."""
-    return {
+    """`series` as a JSON object; `decode_series` gives back an equal series. A game other than
+    classic is named (`"variant"`): a classic series reads as it did before there were others."""
+    encoded: dict[str, object] = {
         "players": [encode_player(player) for player in series.players],
         "first_move": series.first_move.value,
         "chooser": series.chooser,
@@ -222,6 +240,9 @@ def encode_series(series: Series) -> dict[str, object]:
         "draws": series.draws,
         "finished": [encode_match(done) for done in series.finished],
     }
+    if series.variant.name != CLASSIC_NAME:
+        encoded["variant"] = series.variant.name
+    return encoded
 
 
 def decode_series(obj: object) -> Series:
@@ -231,21 +252,23 @@ def decode_series(obj: object) -> Series:
         obj,
         "series",
         {"players", "first_move", "chooser", "marks", "match", "wins", "draws", "finished"},
-        {"opens"},  # a peer from before it always has player 1 choose first
+        {"opens", "variant"},  # a peer from before them: player 1 chooses first, classic
     )
     players = schema.pair(fields["players"], "players", decode_player)
+    variant = _variant(fields.get("variant", CLASSIC_NAME))
     series = Series(
         players=players,
         first_move=schema.choice(FirstMove, fields["first_move"], "first_move"),
         chooser=schema.whole(fields["chooser"], "chooser", 0, 1),
         opens=schema.whole(fields.get("opens", 0), "opens", 0, 1),
         marks=None if fields["marks"] is None else _marks(fields["marks"]),
-        match=None if fields["match"] is None else _match(fields["match"]),
+        match=None if fields["match"] is None else _match(fields["match"], variant),
         wins=schema.pair(fields["wins"], "wins", lambda item: schema.whole(item, "wins", 0, None)),
         draws=schema.whole(fields["draws"], "draws", 0, None),
         finished=tuple(
             decode_match(item) for item in schema.items(fields["finished"], "finished", 0, None)
         ),
+        variant=variant,
     )
     try:
         return check_reachable(series)
@@ -257,15 +280,39 @@ def _encode_match(match: Position) -> dict[str, object]:
     return {"first": match.first.value, "moves": list(match.moves)}
 
 
-def _match(obj: object) -> GameState:
+def _match(obj: object, variant: Variant) -> Position:
     fields = schema.fields(obj, "match", {"first", "moves"})
-    state = GameState.new(schema.choice(Mark, fields["first"], "first"))
-    for item in schema.items(fields["moves"], "moves", 0, 9):
+    state = variant.new(schema.choice(Mark, fields["first"], "first"))
+    for item in schema.items(fields["moves"], "moves", 0, variant.cells):
         try:
-            state = state.play(schema.whole(item, "move", 0, 8))
+            state = state.play(schema.whole(item, "move", 0, variant.cells - 1))
         except IllegalMove as illegal:
             raise ProtocolError(f"move: {illegal}") from None
     return state
+
+
+def _variant(obj: object) -> Variant:
+    """The game named `obj`, one these messages carry."""
+    name = schema.text(obj, "variant", _MAX_VARIANT_NAME)
+    if name not in VARIANT_VERSIONS:
+        raise ProtocolError(f"variant: no such game {schema.shown(name)}")
+    return VARIANTS[name]
+
+
+def _variants(obj: object) -> tuple[tuple[str, int], ...]:
+    """The games a hello names, each with its version: any names (the authority says which it
+    plays), at most `_MAX_VARIANTS` of them."""
+    if not isinstance(obj, dict):
+        raise ProtocolError("variants: not an object")
+    if len(obj) > _MAX_VARIANTS:
+        raise ProtocolError("variants: too many")
+    return tuple(
+        (
+            schema.text(name, "variant", _MAX_VARIANT_NAME),
+            schema.whole(version, "variant's version", 1, _MAX_VERSION),
+        )
+        for name, version in obj.items()
+    )
 
 
 def _marks(obj: object) -> tuple[Mark, Mark]:
@@ -280,10 +327,15 @@ def parse_client(text: object) -> ClientMessage:
     fields = schema.load(text, MAX_MESSAGE)
     kind = fields.get("kind")
     if kind == "hello":
-        schema.only(
-            fields, "hello", {"kind", "v", "code", "name", "peer"}, {"host_token", "door_key"}
-        )
-        _version(fields["v"])
+        required = {"kind", "v", "code", "name", "peer"}
+        version = schema.whole(fields.get("v"), "v", 0, _MAX_VERSION)
+        if version == OLDER_PROTOCOL:  # an older game: it plays classic alone
+            schema.only(fields, "hello", required, {"host_token", "door_key"})
+            variants: tuple[tuple[str, int], ...] = ((CLASSIC_NAME, 1),)
+        else:
+            _version(version)
+            schema.only(fields, "hello", required | {"variants"}, {"host_token", "door_key"})
+            variants = _variants(fields["variants"])
         token, door_key = fields.get("host_token"), fields.get("door_key")
         return Hello(
             code=schema.text(fields["code"], "code", 64),
@@ -291,6 +343,8 @@ def parse_client(text: object) -> ClientMessage:
             peer=schema.text(fields["peer"], "peer", 256),
             host_token=None if token is None else schema.text(token, "host_token", 256),
             door_key=None if door_key is None else schema.text(door_key, "door_key", 256),
+            variants=variants,
+            protocol=version,
         )
     if kind == "act":
         schema.only(fields, "act", {"kind", "version", "intent"})
@@ -312,13 +366,20 @@ def parse_server(text: object) -> ServerMessage:
     fields = schema.load(text, MAX_SERVER_MESSAGE)
     kind = fields.get("kind")
     if kind == "welcome":
-        schema.only(fields, "welcome", {"kind", "v", "role", "seat"})
+        schema.only(fields, "welcome", {"kind", "v", "role", "seat", "variant"})
         _version(fields["v"])
+        variant = schema.fields(fields["variant"], "variant", {"name", "v"})
+        name = _variant(variant["name"]).name
+        if (
+            schema.whole(variant["v"], "variant's version", 1, _MAX_VERSION)
+            != VARIANT_VERSIONS[name]
+        ):
+            raise ProtocolError(f"variant: {name} is played here at another version")
         role = fields["role"]
         if role == "seat":
-            return Welcome("seat", schema.whole(fields["seat"], "seat", 0, 1))
+            return Welcome("seat", schema.whole(fields["seat"], "seat", 0, 1), name)
         if role == "watcher" and fields["seat"] is None:
-            return Welcome("watcher", None)
+            return Welcome("watcher", None, name)
         raise ProtocolError("welcome: no such role")
     if kind == "state":
         schema.only(

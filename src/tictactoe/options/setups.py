@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.keys import KeyLayout
+from tictactoe.core.rules import CLASSIC, variant
 from tictactoe.core.series import FirstMove, NameClash
 from tictactoe.options.parsers import CommandParser
 from tictactoe.options.tree import add_game_options, tree
@@ -217,6 +218,7 @@ def online_setup(parsed: Parsed) -> tuple[GameConfig, JoinSetup, HostConfig | No
     config = GameConfig(
         player1=args.player1,
         first_move=FirstMove(args.first),
+        variant=args.variant,
         keys=keys,
         save=not args.no_save,
         record_file=_file_path(parser, "--record", args.record),
@@ -230,6 +232,7 @@ def online_setup(parsed: Parsed) -> tuple[GameConfig, JoinSetup, HostConfig | No
         grace=args.grace,
         max_watchers=args.max_watchers,
         first_move=config.first_move,
+        variant=variant(args.variant or CLASSIC.name),
         relay=args.relay,
         relay_port=args.relay_port,
     )
@@ -257,10 +260,13 @@ def game_options(config: GameConfig) -> list[str]:
 
 
 def host_options(config: GameConfig) -> list[str]:
-    """The options of `tictactoe host` that carry `config` on (its record, keys, first move)."""
+    """The options of `tictactoe host` that carry `config` on (its record, keys, first move,
+    game)."""
     options = [f"--first={config.first_move.value}"]
     if config.keys is not None:
         options.append(f"--keys={config.keys.value}")
+    if config.variant is not None:
+        options.append(f"--variant={config.variant}")
     return options + _record_options(config)
 
 

@@ -123,9 +123,20 @@ def tree() -> Tree:
     return found
 
 
+def _add_variant(add_argument: Callable[..., argparse.Action]) -> None:
+    """The choice of the game, the same for playing here and for hosting."""
+    add_argument(
+        "--variant",
+        choices=list(VARIANTS),
+        default=None,
+        help="the game: classic tic-tac-toe (the default) or ultimate, nine boards in one",
+    )
+
+
 def _add_host_options(host: CommandParser) -> None:
     """The options of `tictactoe host`."""
     host.add_argument("--player1", metavar="NAME", help="your name (asked if not given)")
+    _add_variant(host.add_argument)
     host.add_argument(
         "--listen", metavar="ADDRESS", default=None, help="the one address the doors listen on"
     )
@@ -215,12 +226,7 @@ def add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
     """The options that set up a game, added with `add_argument` (a parser's or a group's)."""
     add_argument("--player1", metavar="NAME", help="the first player's name")
     add_argument("--player2", metavar="NAME", help="the second player's name")
-    add_argument(
-        "--variant",
-        choices=list(VARIANTS),
-        default=None,
-        help="the game: classic tic-tac-toe (the default) or ultimate, nine boards in one",
-    )
+    _add_variant(add_argument)
     add_argument(
         "--vs",
         choices=["person", "computer"],
