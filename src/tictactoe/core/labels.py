@@ -10,10 +10,33 @@ from __future__ import annotations
 from typing import Final
 
 from tictactoe.core.ai import Level
+from tictactoe.core.engine import LINES
 from tictactoe.core.names import name_key, short
 from tictactoe.core.players import COMPUTER_NAME, Player
 
-__all__ = ["display_name", "result_text", "side_by_side"]
+__all__ = ["LINE", "LINE_WORDS", "display_name", "result_text", "side_by_side"]
+
+LINE: Final = 80
+"""The longest sentence said, in characters: one line of a braille display or a terminal."""
+
+LINE_WORDS: Final = dict(
+    zip(
+        LINES,
+        (
+            "the top row",
+            "the middle row",
+            "the bottom row",
+            "the left column",
+            "the middle column",
+            "the right column",
+            "the diagonal from the top-left",
+            "the diagonal from the top-right",
+        ),
+        strict=True,
+    )
+)
+"""Each line of three in three rows of three, in words: classic's winning cells, Ultimate's
+winning boards."""
 
 
 def display_name(player: Player, width: int | None = None) -> str:

@@ -10,7 +10,7 @@ mark to move, the winner and winning cells, whether the game is over.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -114,7 +114,7 @@ class Variant:
     """Whether its hint and its computer's moves search for a while (up to a second): a
     screen works them out off its own thread, so that it stays live meanwhile."""
     recorded: bool = True
-    """Whether the game record keeps its matches (Ultimate's: not yet)."""
+    """Whether the game record keeps its matches (every variant's does)."""
 
     def new(self, first: Mark = Mark.X) -> Position:
         """The empty position, `first` to move (X unless told otherwise)."""
@@ -132,13 +132,10 @@ class Variant:
         width = self.digits_a_move
         if len(text) % width or not all("0" <= char <= "8" for char in text):
             raise IllegalMove(f"{text!r} is not a list of {self.title} moves")
-        moves = []
-        for start in range(0, len(text), width):
-            move = 0
-            for char in text[start : start + width]:
-                move = move * 9 + int(char)
-            moves.append(move)
-        return tuple(moves)
+        return tuple(
+            _number(int(char) for char in text[start : start + width])
+            for start in range(0, len(text), width)
+        )
 
     def replay(self, moves: tuple[int, ...], first: Mark = Mark.X) -> Position:
         """The position after `moves` from the start; IllegalMove if one breaks the rules."""
@@ -168,6 +165,29 @@ class Variant:
         """The small boards the mark to move may play in (Ultimate's); none for classic."""
         return state.open_boards if isinstance(state, UltimateState) else ()
 
+    def forced_board(self, state: Position | None) -> int | None:
+        """The small board the mark to move must play in (Ultimate's), or None."""
+        return state.forced_board if isinstance(state, UltimateState) else None
+
+    def move_keys(self, move: int, key_for: Callable[[int], str]) -> str:
+        """The keys a person types for `move`, each the digit `key_for` gives a cell of three
+        rows of three: "5" for classic's centre, "5 7" for Ultimate's centre board's top-left
+        (the board's digit, then the cell's)."""
+        return " ".join(key_for(int(digit)) for digit in _digits(move, self.digits_a_move))
+
+    def move_of(self, cells: tuple[int, ...], state: Position | None) -> int | None:
+        """The move that the cells typed (each 0-8, the board's then the cell's) name: as
+        many as `digits_a_move`, or one fewer while the board is forced (`forced_board`);
+        None for another count."""
+        if (
+            len(cells) == self.digits_a_move - 1
+            and (forced := self.forced_board(state)) is not None
+        ):
+            cells = (forced, *cells)
+        if len(cells) != self.digits_a_move or not all(0 <= cell <= 8 for cell in cells):
+            return None
+        return _number(cells)
+
 
 def _digits(move: int, width: int) -> str:
     """`move` in base nine, `width` digits: a cell, or a board then its cell."""
@@ -176,6 +196,14 @@ def _digits(move: int, width: int) -> str:
         move, digit = divmod(move, 9)
         digits = str(digit) + digits
     return digits
+
+
+def _number(digits: Iterable[int]) -> int:
+    """The move whose base-nine digits are `digits` (`_digits` the other way)."""
+    move = 0
+    for digit in digits:
+        move = move * 9 + digit
+    return move
 
 
 def _classic(first: Mark) -> Position:
@@ -206,7 +234,6 @@ ULTIMATE: Final = Variant(
     short_move_words=short_move_words,
     digits_a_move=2,
     searches=True,
-    recorded=False,
 )
 """Nine small boards in three rows of three; the cell taken names the next player's board."""
 

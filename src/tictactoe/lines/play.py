@@ -2,8 +2,10 @@
 
 Standard input is read a line at a time by a thread of its own (so that any terminal, pipe or
 console works alike), and each line is handed to the view on the loop, in the order typed; a
-line typed while the computer thinks waits for its move. The end of input is `q`; so is Ctrl-C,
-with the status of its signal (130). The questions come in the order of the full-screen new-game
+line typed while the computer thinks waits for its move, and so does one typed while a hint is
+searched for. While such a search goes on (Ultimate's, up to a second), lines are still read:
+`q` leaves at once, the others wait their turn. The end of input is `q`; so is Ctrl-C, with the
+status of its signal (130). The questions come in the order of the full-screen new-game
 screen: both names, then the opponent; `?` answers each, and a wrong answer is told what is
 expected. Every finished match is handed to the game record, as the full-screen game does, and
 what the record has to say (a match it cannot write) is said as it happens; the final score is
@@ -19,8 +21,9 @@ import random
 import sys
 import textwrap
 import threading
+from collections import deque
 from collections.abc import Sequence
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
@@ -29,7 +32,7 @@ from tictactoe.core.names import DEFAULT_NAMES, clean_name, short
 from tictactoe.core.narration import LINE
 from tictactoe.core.series import NameClash, Player, Series
 from tictactoe.lines.record import RecordWords
-from tictactoe.lines.view import LineView, reads_record
+from tictactoe.lines.view import LineView, quits, reads_record
 from tictactoe.play.table import LocalTable
 from tictactoe.process import signals_stop, signals_wake
 from tictactoe.record import GameRecord
@@ -190,6 +193,8 @@ class _Session(LineSession):
         self._changed = asyncio.Event()
         """Set when the table shows a new series, or the session is leaving."""
         self._hearing: asyncio.TimerHandle | None = None
+        self._held: deque[str | None] = deque()
+        """Lines read while a search went on, to act on once it is done (None: the input's end)."""
 
     def stop(self, status: int = 0) -> None:
         super().stop(status)
@@ -214,13 +219,13 @@ class _Session(LineSession):
             table.attach(view)
             table.ends_with(lambda: self.status is not None)
             view.start(series)
-            await self._computer_acted(table)
-            while (line := await self.line()) is not None:
+            await self._computer_acted(table, view)
+            while (line := await self._next_line()) is not None:
                 if reads_record(line):
                     await asyncio.to_thread(RecordWords(self.record).ready)
                 view.read(line)
                 self._keep(table.series)
-                await self._computer_acted(table)
+                await self._computer_acted(table, view)
             series = table.series
             self._keep(series)
         if self._hearing is not None:
@@ -238,13 +243,45 @@ class _Session(LineSession):
         problems = settings.update(plain=False)
         return problems or ["The next game starts on the full screen."]
 
-    async def _computer_acted(self, table: LocalTable) -> None:
-        """Wait while the computer thinks: the next line acts on the series its move leaves,
-        and is answered after it, in the order typed."""
-        while table.series.awaits_computer and self.status is None:
-            self._changed.clear()
-            await self._changed.wait()
-            self._keep(table.series)
+    async def _next_line(self) -> str | None:
+        """The next line to act on: one held while a search went on, else the next typed."""
+        if self._held and self.status is None:
+            return self._held.popleft()
+        return await self.line()
+
+    async def _computer_acted(self, table: LocalTable, view: LineView) -> None:
+        """Wait while the computer thinks, or a hint is searched for: the next line acts on
+        the series its move leaves, and is answered after it, in the order typed. While a
+        search goes on, the lines typed are read: `q` leaves at once, the others are held."""
+        reading: asyncio.Future[str | None] | None = None  # the next line, being read
+        try:
+            while (table.series.awaits_computer or view.searching) and self.status is None:
+                self._changed.clear()
+                searches = table.series.variant.searches or view.searching
+                if not searches or (self._held and self._held[-1] is None):
+                    await self._changed.wait()
+                else:
+                    reading = reading or asyncio.ensure_future(self.line())
+                    changed = asyncio.ensure_future(self._changed.wait())
+                    either: list[asyncio.Future[Any]] = [reading, changed]
+                    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                    changed.cancel()
+                    if reading.done():
+                        self._hold(reading.result())
+                        reading = None
+                self._keep(table.series)
+        finally:
+            if reading is not None:
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reading
+
+    def _hold(self, line: str | None) -> None:
+        """A line read while a search goes on: `q` leaves now; another waits for the search."""
+        if line is not None and quits(line):
+            self.stop()
+        else:
+            self._held.append(line)
 
     def _keep(self, series: Series) -> None:
         """Hand each finished match not handed yet to the record, and say what it says."""

@@ -2,24 +2,31 @@
 
 Nothing is drawn: no escape sequence, no alternate screen, no cursor moved. Each event is one
 sentence on a line of its own (`tictactoe.core.narration`), and when a person is to act, a
-prompt says so. A line typed is one command (`COMMANDS`): a digit moves, `x` or `o` chooses
+prompt says so. A line typed is one command (`COMMANDS`): digits move (one for classic; two
+for Ultimate, the board's then the cell's, or one while the board is forced), `x` or `o` chooses
 a mark, and so on; what does not apply is answered in one sentence saying what is expected now,
 and the prompt comes again. Where the session has a game record, `r` says it and `p` replays a
-match of it (`tictactoe.lines.record`).
+match of it (`tictactoe.lines.record`). A search that takes a while (Ultimate's hint and its
+computer) runs on a thread of its own (`work`), so that lines are still read meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Final, TextIO, TypeVar
 
+from tictactoe.core.ai import Analysis
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.narration import NO_CELL, board, introduce, narrate, prompt, score
 from tictactoe.core.notices import Notice
 from tictactoe.core.series import (
+    BoardClosed,
     CellTaken,
     ChooseMark,
     ComputerStep,
@@ -31,10 +38,12 @@ from tictactoe.core.series import (
     SeriesError,
     Undo,
 )
+from tictactoe.core.ultimate_ai import Estimate
+from tictactoe.core.ultimate_words import NO_MOVE, TWO_DIGITS, play_in
 from tictactoe.lines.record import RecordWords, replay_number
 from tictactoe.play.table import Table
 
-__all__ = ["COMMANDS", "LineView", "reads_record"]
+__all__ = ["BOARDS_COMMANDS", "COMMANDS", "LineView", "quits", "reads_record"]
 
 Done = TypeVar("Done")
 
@@ -43,6 +52,14 @@ COMMANDS: Final = (
     "x or o: a mark. n: next match. u: undo. h: hint. b: the board. s: the score.",
 )
 """What `?` says: the keys of the line view."""
+
+BOARDS_COMMANDS: Final = (
+    "Type a key and Enter. Two digits take a cell: the board's, then the cell's.",
+    "One digit takes a cell of the board you are sent to ({layout}: {rows}).",
+    "x or o: a mark. n: next match. u: undo. h: hint. b: the board. s: the score.",
+    "b and a board's digit: that board, who holds its cells and which are free.",
+)
+"""What `?` says at a game of small boards (Ultimate)."""
 
 RECORD_KEYS: Final = "r: the record. p: replay the last match; p 2: the one before, and so on."
 """What `?` adds where the session keeps a game record (`LineView.record`)."""
@@ -59,6 +76,9 @@ _EXPECTED: Final = {
     Phase.OVER: "n and Enter starts the next match",
 }
 """What a wrong word is told is expected, when the person is to act."""
+
+_BOARDS_EXPECTED: Final = {**_EXPECTED, Phase.PLAYING: "two digits and Enter take a cell"}
+"""What a wrong word is told is expected at a game of small boards (Ultimate)."""
 
 _KEYS: Final = {"next_match": ("n",), "quit": ("q",)}
 """The keys that fill a notice's slots here."""
@@ -96,6 +116,18 @@ class LineView:
         self._told: tuple[str, ...] = ()
         """The last notice the table told, in its shortest wordings: a table that tells it
         again (a state sent anew, the count of a dropped link's grace) is not repeated."""
+        self._searches = 0
+        """Searches under way on threads of their own (`work`)."""
+
+    @property
+    def searching(self) -> bool:
+        """Whether a search is under way (a hint, or the computer's move): the session reads
+        lines meanwhile, and acts on them once it is done."""
+        return self._searches > 0
+
+    def move_keys(self, move: int) -> str:
+        """The keys that take `move` in the layout in force: "5", or "5 7" (board, cell)."""
+        return self.table.series.variant.move_keys(move, self.layout.key_for)
 
     # What the table tells (`tictactoe.play.table.View`).
 
@@ -128,15 +160,32 @@ class LineView:
 
     def explain(self, refusal: SeriesError) -> Notice:
         if isinstance(refusal, CellTaken):
-            return refusal.by_key(self.layout.key_for(refusal.cell))
+            return refusal.by_key(self.move_keys(refusal.cell))
+        if isinstance(refusal, BoardClosed):
+            return Notice.of(play_in(refusal.boards, self.layout.key_for))
         return refusal.notice
 
     def after(self, delay: float, then: Callable[[], None]) -> Callable[[], None]:
         return asyncio.get_running_loop().call_later(delay, then).cancel
 
     def work(self, job: Callable[[], Done], then: Callable[[Done], None]) -> None:
-        """The line mode plays classic only: its searches are quick, done in place."""
-        then(job())
+        """`job` on a thread of its own, then `then` with its result back on the loop: lines
+        are read meanwhile, and `q` leaves at once (a daemon thread: leaving does not wait)."""
+        loop = asyncio.get_running_loop()
+        self._searches += 1
+
+        def run() -> None:
+            done = job()
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(self._worked, then, done)
+
+        threading.Thread(target=run, name="search", daemon=True).start()
+
+    def _worked(self, then: Callable[[Done], None], done: Done) -> None:
+        self._searches -= 1
+        then(done)
+        if self.shown is not None:
+            self.shown()
 
     def set_subtitle(self, text: str) -> None:
         """Nothing to put it under: a line view says how it takes part when it starts."""
@@ -167,7 +216,7 @@ class LineView:
 
     def read(self, line: str) -> None:
         """One line the person typed: one command."""
-        command = _UNPRINTABLE.sub("", line).strip().lower()
+        command = _command(line)
         if not command:
             self._asked = None  # Enter alone: the question again
             self.ask()
@@ -184,6 +233,8 @@ class LineView:
             self._lines(self.full_screen())
         elif command == "b":
             self._lines(board(series, self.layout.key_for))
+        elif (small := self._small_board(command)) is not None:
+            self._lines(board(series, self.layout.key_for, small))
         elif command == "s":
             self._lines([score(series)])
         elif command == "h":
@@ -196,14 +247,18 @@ class LineView:
             else:
                 self._lines(["p and a number replays a recent match: p 2, for one."])
         elif (intent := self._intent(command)) is not None:
-            refusal = self.table.act(intent)
-            if refusal is not None:
-                self._say(self.explain(refusal))
+            if isinstance(intent, str):
+                self._lines([intent])
+            else:
+                refusal = self.table.act(intent)
+                if refusal is not None:
+                    self._say(self.explain(refusal))
         elif command.isdigit():
             self._lines([NO_CELL.format(command[:9])])
         else:
             self._lines([f"That is no key here: {self._expected()}; ? lists the keys."])
-        self.ask()
+        if not self.searching:  # else asked once the search is said
+            self.ask()
 
     def tell(self, lines: list[str]) -> None:
         """Say `lines` the session has to say (the record's trouble), then ask again."""
@@ -214,7 +269,8 @@ class LineView:
     def _keys(self) -> None:
         """`?`: every key that acts here."""
         rows = " ".join(self.layout.keys[row : row + 3] for row in (0, 3, 6))
-        self._lines([text.format(layout=self.layout.value, rows=rows) for text in COMMANDS])
+        commands = BOARDS_COMMANDS if self._boards else COMMANDS
+        self._lines([text.format(layout=self.layout.value, rows=rows) for text in commands])
         if self.table.can_invite:
             self._lines(["i: the invitation again."])
         if self.record is not None:
@@ -230,27 +286,77 @@ class LineView:
         if not self.table.watching and (
             series.phase is Phase.OVER or (actor is not None and self.table.acts_for(actor))
         ):
-            return _EXPECTED[series.phase]
+            return (_BOARDS_EXPECTED if self._boards else _EXPECTED)[series.phase]
         return "b says the board, s the score"
 
-    def _intent(self, command: str) -> Intent | None:
+    @property
+    def _boards(self) -> bool:
+        """Whether the game is one of small boards, a move typed as two digits (Ultimate)."""
+        return self.table.series.variant.digits_a_move > 1
+
+    def _small_board(self, command: str) -> int | None:
+        """The small board `b` and a board's digit names (`b 7`), at a game of small boards."""
+        rest = command.removeprefix("b").strip()
+        if not self._boards or not command.startswith("b") or len(rest) != 1:
+            return None
+        return self.layout.cell_for(rest) if rest in self.layout.keys else None
+
+    def _intent(self, command: str) -> Intent | str | None:
+        """The intent `command` gives; for digits that take no cell, the sentence saying why."""
         if command in ("x", "o"):
             return ChooseMark(Mark(command.upper()))
         if command == "u":
             return Undo()
         if command == "n":
             return NextMatch()
-        if len(command) == 1 and command in self.layout.keys:
-            return Play(self.layout.cell_for(command))
-        return None
+        if not self._boards:
+            if len(command) == 1 and command in self.layout.keys:
+                return Play(self.layout.cell_for(command))
+            return None
+        digits = command.replace(" ", "")
+        if not (digits.isascii() and digits.isdigit()):
+            return None
+        if not all(digit in self.layout.keys for digit in digits):
+            return NO_MOVE.format(digits[:9])
+        series = self.table.series
+        cells = tuple(self.layout.cell_for(digit) for digit in digits)
+        move = series.variant.move_of(cells, series.match)
+        if move is not None:
+            return Play(move)
+        if len(cells) > 1:
+            return NO_MOVE.format(digits[:9])
+        mover = series.to_move
+        if mover is not None and self.table.acts_for(mover):
+            return TWO_DIGITS
+        return Play(cells[0])  # no move is to be made here now: the series says why
 
     def _hint(self) -> None:
+        """`h`: the best move and where it leads; a search that takes a while is made on a
+        thread of its own (`work`), and said once it is done."""
+        series = self.table.series
+        if not series.variant.searches:
+            self._hinted(series, None)
+            return
+        refusal = self.table.check_hint()
+        if refusal is not None:
+            self._say(refusal.notice)
+            return
+        self._lines(["Looking for the best move."])
+        self.work(partial(_analysis, series), partial(self._hinted, series))
+
+    def _hinted(self, asked: Series, analysis: Analysis | Estimate | SeriesError | None) -> None:
+        """Say the hint for the series `asked` about, unless it has moved on since."""
+        if self.table.series is not asked:
+            return
         try:
-            hint = self.table.hint(self.layout.key_for)
+            if isinstance(analysis, SeriesError):
+                raise analysis
+            hint = self.table.hint(self.move_keys, analysis)
         except SeriesError as refusal:
             self._say(refusal.notice)
             return
         self._say(hint.notice)
+        self.ask()
 
     def _lines(self, lines: list[str]) -> None:
         """Say `lines`, each on a line of its own."""
@@ -263,8 +369,26 @@ class LineView:
 def reads_record(line: str) -> bool:
     """Whether the line typed asks for the record (`r`) or a replay (`p`): the session lets the
     matches being written reach the record first."""
-    command = _UNPRINTABLE.sub("", line).strip().lower()
+    command = _command(line)
     return command == "r" or replay_number(command) is not None
+
+
+def quits(line: str) -> bool:
+    """Whether the line typed is `q`, which leaves."""
+    return _command(line) == "q"
+
+
+def _command(line: str) -> str:
+    """The command a line typed gives: its printable characters, trimmed, in lower case."""
+    return _UNPRINTABLE.sub("", line).strip().lower()
+
+
+def _analysis(series: Series) -> Analysis | Estimate | SeriesError:
+    """Where best play goes for the person to move in `series` (a search), or why no hint."""
+    try:
+        return series.hint()
+    except SeriesError as refusal:
+        return refusal
 
 
 def _mark_chosen(before: Series, after: Series, notice: Notice) -> bool:
