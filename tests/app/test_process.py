@@ -358,8 +358,9 @@ def test_ctrl_c_at_any_moment_of_the_start_leaves_130_quietly(moment: float) -> 
     status = game.finish()
     if died_in_the_interpreters_own_start(game.output):
         # Ctrl-C while CPython itself was still starting (its site module, `-m`'s runner),
-        # before any of the game's code could run: CPython's own words, and no game's frame
-        assert moment <= 0.15 and b"tictactoe" not in game.output, game.output
+        # before any of the game's code could run (how long that takes depends on the
+        # machine's load): CPython's own words, and no frame of the game's
+        assert b"tictactoe" not in game.output, game.output
         return
     assert b"Traceback" not in game.output and b"KeyboardInterrupt" not in game.output
     assert status == 130 or (status == -signal.SIGINT and game.output == b""), game.output
