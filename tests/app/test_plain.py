@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -312,3 +313,31 @@ def test_a_whole_blind_session_names_a_match_the_score_the_record_and_a_replay(
     assert replay[1] == "1. Ada (X) takes the top-left, 7."
     assert b"\x1b" not in game.output
     assert all(len(line) <= LINE for line in lines), [line for line in lines if len(line) > LINE]
+
+
+def test_ultimate_against_hard_the_hint_its_move_and_q_during_its_search() -> None:
+    """Ultimate in a terminal against the hard computer: two digits a move, the hint's estimate,
+    the computer's move said as it lands, the hinted move typed; `q` typed as the computer
+    starts its next search leaves, with the final score and status 0, and never an escape."""
+    args = ("--plain", "--variant", "ultimate", "--player1", "Ada", "--level", "hard")
+    with ended_on_failure(Terminal(*args, "--delay", "0", "--no-save")) as game:
+        shown(game, "Ada, choose X or O:")
+        play_through(
+            game,
+            (
+                (b"x\r", "Ada (X), your move:"),
+                (b"55\r", "Ada (X), your move:"),  # asked again after the computer's move
+                (b"h\r", "Hint: "),
+            ),
+        )
+        lines = said_lines(game)
+        assert "Ada (X) takes the centre of the centre board, 5 5." in lines
+        assert any(line.startswith("Computer (O) takes the ") for line in lines), lines
+        hint = next(line for line in lines if line.startswith("Hint: "))
+        keys = hint.removeprefix("Hint: ").split(".")[0]
+        assert re.fullmatch(r"[1-9] [1-9]", keys), hint
+        assert hint.endswith(("favoured.", "Even.", "best play.")), hint
+        play_through(game, ((keys.encode() + b"\r", "Computer (O) is thinking."),))
+        os.write(game.fd, b"q\r")
+    assert game.finish() == 0
+    assert b"Final score" in game.output and b"\x1b" not in game.output
