@@ -103,9 +103,10 @@ def test_the_end_names_the_winning_boards_and_their_line() -> None:
     positions = [UltimateState.new()]
     for move in X_WINS:
         positions.append(positions[-1].play(move))
-    told = replay(over.players, (Mark.X, Mark.O), positions, KEYS, ULTIMATE)
+    told = replay(over.players, (Mark.X, Mark.O), positions, KEYS)
     assert told[0] == "1. Ada (X) takes the top of the left board, 4 8."
     assert told[-1] == "Ada (X) wins: boards 4, 5, 6, the middle row."
+    assert told[-2] == "Ada (X) wins the right board, 6."
 
 
 def test_b_says_the_won_boards_the_forced_board_and_its_free_cells() -> None:

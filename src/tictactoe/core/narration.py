@@ -28,7 +28,7 @@ from typing import Final
 from tictactoe.core import ultimate_words
 from tictactoe.core.engine import Mark
 from tictactoe.core.labels import LINE, LINE_WORDS, side_by_side
-from tictactoe.core.rules import CLASSIC, Position, Variant
+from tictactoe.core.rules import CLASSIC, ULTIMATE, Position, Variant
 from tictactoe.core.series import CHOOSING, THINKING, TO_MOVE, Phase, Player, Series
 from tictactoe.core.ultimate import UltimateState
 
@@ -126,14 +126,18 @@ def _named(marks: tuple[Mark, Mark], names: Sequence[str], mark: Mark) -> str:
     return f"{names[marks.index(mark)]} ({mark})"
 
 
-def _news(series: Series, before: Position, after: Position, key_for: KeyFor) -> list[str]:
+def _news(
+    marks: tuple[Mark, Mark] | None,
+    names: Sequence[str],
+    before: Position,
+    after: Position,
+    key_for: KeyFor,
+) -> list[str]:
     """What became of Ultimate's small boards from `before` to `after`; nothing for classic."""
     if not isinstance(before, UltimateState) or not isinstance(after, UltimateState):
         return []
-    assert series.marks is not None
-    return ultimate_words.news(
-        before, after, partial(_named, series.marks, _names(series)), key_for
-    )
+    assert marks is not None
+    return ultimate_words.news(before, after, partial(_named, marks, names), key_for)
 
 
 def _trail(match: Position, moves: int) -> list[Position]:
@@ -172,10 +176,10 @@ def narrate(before: Series, after: Series, key_for: KeyFor, *, prompted: bool = 
     for _player, _mark, cell in reversed(old[common:]):
         said.append(f"Taken back: {move_said(variant, cell, key_for)}.")
     if old[common:] and before.match is not None:
-        said.extend(_news(after, before.match, trail[0], key_for))
+        said.extend(_news(after.marks, _names(after), before.match, trail[0], key_for))
     for (player, _mark, cell), (was, now) in zip(new[common:], pairwise(trail), strict=True):
         said.append(f"{who(after, player)} takes {move_said(variant, cell, key_for)}.")
-        said.extend(_news(after, was, now, key_for))
+        said.extend(_news(after.marks, _names(after), was, now, key_for))
     if isinstance(after.match, UltimateState) and (old[common:] or new[common:]):
         mover = after.to_move
         if mover is not None and (where := ultimate_words.sent(after.match, _names(after)[mover])):
@@ -246,17 +250,19 @@ def replay(
     marks: tuple[Mark, Mark],
     positions: Sequence[Position],
     key_for: KeyFor,
-    variant: Variant = CLASSIC,
 ) -> list[str]:
-    """A recorded match of `variant` move by move, from the board before the first move
-    (`positions`, one a move): "1. Ada (X) takes the centre, 5.", and how it ended."""
+    """A recorded match move by move, from the board before the first move (`positions`, one
+    a move, of either game): "1. Ada (X) takes the centre, 5.", and how it ended (at
+    Ultimate, each small board a move finished after it)."""
     names = side_by_side(players, _NAME_ROOM)
+    variant = ULTIMATE if isinstance(positions[0], UltimateState) else CLASSIC
     said = []
     for number, (position, then) in enumerate(pairwise(positions), 1):
         mover = marks.index(position.to_move)
         cell = then.moves[-1]
         taken = move_said(variant, cell, key_for)
         said.append(f"{number}. {names[mover]} ({marks[mover]}) takes {taken}.")
+        said.extend(_news(marks, names, position, then, key_for))
     last = positions[-1]
     if last.is_over:
         said.append(_result(last, marks, names, key_for))
