@@ -192,7 +192,9 @@ class Hosting:
         self._web: GameServer | None = None
         self.ssh_port = config.ssh_port
         self.web_port = config.web_port
-        self.invitation = Invitation(self.code, (), config.ssh_port, config.web_port, "")
+        self.invitation = Invitation(
+            self.code, (), config.ssh_port, config.web_port, "", game=config.variant.title
+        )
 
     @property
     def link_url(self) -> str:
@@ -222,6 +224,7 @@ class Hosting:
             ssh_port=self.ssh_port,
             web_port=self.web_port if self.config.web_port is not None else None,
             fingerprint=fingerprint(key),
+            game=self.config.variant.title,
         )
         if self.config.relay is not None:
             self.relay = Relay(

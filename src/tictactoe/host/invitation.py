@@ -1,5 +1,5 @@
-"""What the host passes on to a friend: the lines that join a hosted series, and from where
-each one works.
+"""What the host passes on to a friend: which game the series is, the lines that join it, and
+from where each one works.
 
 A line through a relay works from anywhere when the relay was seen listening beyond its own
 loopback (else its heading says what the relay needs); one to a public address (IPv4, or a
@@ -14,6 +14,7 @@ import ipaddress
 from dataclasses import dataclass, field
 from enum import Enum
 
+from tictactoe.core.rules import CLASSIC
 from tictactoe.doors.addresses import url_host
 
 __all__ = ["Invitation", "Reach", "reach_of", "ssh_line"]
@@ -71,6 +72,8 @@ class Invitation:
     relay_anywhere: bool = True
     """Whether the relay was seen listening beyond its own loopback; False when it could not be
     asked (its line is then headed with what it needs)."""
+    game: str = CLASSIC.title
+    """The game of the series, as a person names it ("Classic", "Ultimate")."""
 
     def places(self) -> list[tuple[Reach, str]]:
         """Every address a friend's `ssh` may use, with its reach, in the order shown."""
@@ -99,7 +102,7 @@ class Invitation:
 
     def text(self) -> str:
         """The invitation as plain lines, each `ssh` line under the heading of its reach."""
-        lines = ["To join from any terminal, paste one of these lines:"]
+        lines = [f"{self.game} tic-tac-toe. To join from any terminal, paste one of these lines:"]
         if self.relay is not None:
             relay = Reach.RELAY if self.relay_anywhere else Reach.RELAY_UNSURE
             lines += ["", relay.value, f"  {self.first_line}"]

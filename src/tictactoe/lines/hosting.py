@@ -106,7 +106,9 @@ class _Hosting(SeatLines):
         self._keep(table.series)
 
     def _keep(self, series: Series) -> None:
-        """Hand each finished match not handed yet to the record."""
+        """Hand each finished match not handed yet to the record (a match of a game the record
+        keeps: as the full screen does)."""
         for finished in series.finished[self._recorded :]:
-            self.record.queue(finished)
+            if series.recorded:
+                self.record.queue(finished)
             self._recorded += 1
