@@ -22,12 +22,15 @@ class GameConfig:
     player1: str | None = None
     player2: str | None = None
     level: Level | None = None
-    """The computer's level when playing against it; None for hot seat."""
+    """The level of the computer in player 2's seat (--player2-computer, --vs computer
+    --level); None: a person sits there."""
+    player1_level: Level | None = None
+    """The level of the computer in player 1's seat (--player1-computer); None: a person."""
     first_move: FirstMove = FirstMove.CHOOSER
     keys: KeyLayout | None = None
+    """The digit layout asked for; None means the remembered one, else the keypad's."""
     variant: str | None = None
     """The game (--variant: "classic" or "ultimate"); None: the last one chosen, else classic."""
-    """The digit layout asked for; None means the remembered one, else the keypad's."""
     computer_delay: float = 0.4
     """Seconds the computer appears to think."""
     seed: int | None = None
@@ -71,15 +74,17 @@ class GameConfig:
             return None
         return self.settings_file or default_settings_path()
 
-    def initial_series(self) -> Series | None:
-        """The series to start with, when the command line said enough to skip the new-game screen.
+    def initial_series(self, remembered: str | None = None) -> Series | None:
+        """The series to start with, when the command line said enough to skip the new-game
+        screen: each seat a named person or the computer (at least one of them named, or both
+        the computer). Its game is --variant's, else `remembered` (the last one chosen),
+        else classic.
 
         Raises NameClash when the two names are the same.
         """
-        game = variant(self.variant or CLASSIC.name)
-        if self.level is not None and self.player1 is not None:
-            computer = Player.computer(self.level)
-            return Series.new(self.player1, computer, self.first_move, variant=game)
-        if self.level is None and self.player1 is not None and self.player2 is not None:
-            return Series.new(self.player1, self.player2, self.first_move, variant=game)
-        return None
+        game = variant(self.variant or remembered or CLASSIC.name)
+        first = self.player1 if self.player1_level is None else Player.computer(self.player1_level)
+        second = self.player2 if self.level is None else Player.computer(self.level)
+        if first is None or second is None:
+            return None
+        return Series.new(first, second, self.first_move, variant=game)

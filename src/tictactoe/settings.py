@@ -1,5 +1,5 @@
 """Preferences remembered across runs (theme, digit layout, the relay for a friend online, the
-terminal's cursor shown):
+terminal's cursor shown, the game last chosen):
 configuration, not the record.
 
 They live in the user's config directory, never beside the game record. The file
@@ -18,6 +18,7 @@ import platformdirs
 
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.names import quoted
+from tictactoe.core.rules import VARIANTS
 from tictactoe.doors.relay_target import parse_relay
 from tictactoe.safe_files import LeaveAlone, atomic_write_json, read_json_file
 
@@ -43,9 +44,12 @@ class Settings:
     """Whether the game starts line by line (`--plain`), for a screen reader."""
     cursor: bool = False
     """Whether the terminal's own cursor shows on the board (`--show-cursor`), for a magnifier."""
+    variant: str | None = None
+    """The game last chosen on the new-game screen ("classic" or "ultimate")."""
 
     def to_json(self) -> dict[str, object]:
-        return {
+        chosen: dict[str, object] = {"variant": self.variant} if self.variant else {}
+        data: dict[str, object] = {
             "version": SETTINGS_VERSION,
             "theme": self.theme,
             "keys": self.keys.value if self.keys else None,
@@ -53,6 +57,7 @@ class Settings:
             "plain": self.plain,
             "cursor": self.cursor,
         }
+        return data | chosen  # the game once chosen
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Settings:
@@ -94,7 +99,15 @@ class Settings:
         if not isinstance(cursor, bool):
             problems.append("says whether to show the cursor in a way that is not true or false")
             cursor = False
-        return cls(theme=theme, keys=keys, relay=relay, plain=plain, cursor=cursor), problems
+        variant = data.get("variant")
+        if variant is not None and (not isinstance(variant, str) or variant not in VARIANTS):
+            known = " and ".join(VARIANTS)
+            problems.append(
+                f"has a variant the game does not know ({quoted(str(variant))}; it knows {known})"
+            )
+            variant = None
+        chosen = cls(theme=theme, keys=keys, relay=relay, plain=plain, cursor=cursor)
+        return replace(chosen, variant=variant), problems
 
 
 class SettingsStore:
@@ -133,11 +146,14 @@ class SettingsStore:
         relay: str | None = None,
         plain: bool | None = None,
         cursor: bool | None = None,
+        variant: str | None = None,
     ) -> list[str]:
         """Remember a new choice and save it; a failure is reported once, then kept quiet.
         None leaves a choice as it was; an empty `relay` forgets the relay."""
         changes: dict[str, object] = {
-            name: value for name, value in (("theme", theme), ("keys", keys)) if value
+            name: value
+            for name, value in (("theme", theme), ("keys", keys), ("variant", variant))
+            if value
         }
         if relay is not None:
             changes["relay"] = relay or None

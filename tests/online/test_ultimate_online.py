@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 
 from online.test_end_to_end import Series, Terminal, host
+from online.test_plain_online import in_words, said
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ultimate_link import X_WINS
+from tictactoe.core.engine import CELL_NAMES
 from tictactoe.core.keys import KeyLayout
+from tictactoe.core.narration import LINE
 from tictactoe.core.rules import ULTIMATE
 from tictactoe.core.ultimate import BOARD_NAMES, UltimateState
 
@@ -126,3 +129,34 @@ def test_a_dropped_friend_takes_his_seat_back_mid_match(hosted: Series) -> None:
     alice.send(keys(state, X_WINS[4]))
     for terminal in (alice, again):
         terminal.expect(drawn(5, X_WINS[4]))
+
+
+def test_a_seat_in_words_plays_ultimate_to_the_end(hosted: Series) -> None:
+    """Bob joins with `plain` after the line: the line view says each move by its board and cell,
+    takes his two digits (one when his board is forced), and says the end by its boards."""
+    alice = hosted.host
+    bob = in_words(hosted, "-tt")
+    bob.expect(re.escape("Your name (Enter: Player 2):"))
+    bob.send(b"Bob\r")
+    alice.expect("Alice, choose your mark")
+    alice.send(b"x")
+    state = ULTIMATE.new()
+    assert isinstance(state, UltimateState)
+    for number, move in enumerate(X_WINS, start=1):
+        alice.from_now()
+        bob.from_now()
+        if number % 2:
+            alice.send(keys(state, move))
+        else:
+            bob.send(keys(state, move) + b"\r")
+        alice.expect(drawn(number, move))
+        board, cell = BOARD_NAMES[move // 9], CELL_NAMES[move % 9]
+        bob.expect(re.escape(f"takes the {cell} of the {board}"))
+        state = state.play(move)
+    bob.expect(re.escape("Alice (X) wins: boards 7, 8, 9, the top row."))
+    alice.expect("Alice wins!")
+    bob.send(b"q\r")
+    assert bob.finish() == 0
+    assert b"\x1b" not in bob.raw
+    assert all(len(line) <= LINE for line in said(bob))
+    alice.expect("Bob left the series.")

@@ -27,6 +27,13 @@ _AFTER_A_MATCH: Final = Notice(
 )
 """The keys after a match, on a line of their own."""
 
+_STOPS_WATCHING: Final = (
+    "Any key ends the series and shows the score.",
+    "Any key ends the series.",
+    "Any key ends.",
+)
+"""What a key does while the computer plays itself, on a line of its own."""
+
 
 def _named(template: str, series: Series, player: int) -> tuple[str, ...]:
     """`template` with the name of `series`' `player` cut to each of `NAME_WIDTHS` (against
@@ -37,17 +44,24 @@ def _named(template: str, series: Series, player: int) -> tuple[str, ...]:
 
 def state_notice(series: Series) -> Notice:
     """The state of `series` as a notice: who is to choose or to move, or how the match ended
-    and the keys for what comes next."""
+    and the keys for what comes next (while the computer plays itself: what a key does)."""
+    if series.computers_only:
+        return _playing(series).then(_STOPS_WATCHING)
+    return _playing(series)
+
+
+def _playing(series: Series) -> Notice:
     match, actor = series.match, series.actor
     if match is None:
         chooser = series.chooser
         choosing = _named(CHOOSING + "…", series, chooser) + _named("{} chooses…", series, chooser)
         return Notice.of(choosing)
+    after = Notice() if series.computers_only else _AFTER_A_MATCH
     winner = series.winner
     if winner is not None:
-        return Notice.of(_named("{} wins!", series, winner)) + _AFTER_A_MATCH
+        return Notice.of(_named("{} wins!", series, winner)) + after
     if actor is None:
-        return Notice.of("It's a draw.") + _AFTER_A_MATCH
+        return Notice.of("It's a draw.") + after
     if series.players[actor].is_computer:
         return Notice.of(_named(THINKING + "…", series, actor))
     return Notice.of(_named(TO_MOVE.format(f"{{}} ({match.to_move})"), series, actor))

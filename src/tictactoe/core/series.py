@@ -33,6 +33,7 @@ from tictactoe.core.rules import CLASSIC, Position, Variant
 from tictactoe.core.ultimate_ai import Estimate
 
 __all__ = [
+    "BETWEEN_MATCHES",
     "CHOOSING",
     "COMPUTER_NAME",
     "DEFAULT_NAMES",
@@ -66,6 +67,9 @@ THINKING: Final = "{} is thinking"
 TO_MOVE: Final = "{} to move"
 """A person (named in the braces, with the mark) is to move."""
 _NO_UNDO_YET: Final = ("There is no move to take back:", "Nothing to undo:")
+BETWEEN_MATCHES: Final = 5
+"""How many of the computer's pauses a finished match stays on show before the next one
+begins, when nobody but the computer plays (`Series.pause_beats`)."""
 
 
 class FirstMove(StrEnum):
@@ -178,8 +182,11 @@ class Series:
     ) -> Series:
         """A series with no match played, the player `opens` choosing the first mark; names are
         cleaned, and two people's must differ."""
-        players = (_as_player(player1, 0), _as_player(player2, 1))
-        first, second = players
+        first, second = _as_player(player1, 0), _as_player(player2, 1)
+        if first.is_computer and second.is_computer:  # told apart by their seats on screen
+            first = first._replace(name=f"{COMPUTER_NAME} 1")
+            second = second._replace(name=f"{COMPUTER_NAME} 2")
+        players = (first, second)
         people = not first.is_computer and not second.is_computer
         if people and name_key(first.name) == name_key(second.name):
             raise NameClash(
@@ -236,10 +243,30 @@ class Series:
         return self.to_move
 
     @property
+    def computers_only(self) -> bool:
+        """Whether the computer holds both seats: nobody plays, a person only watches."""
+        return all(player.is_computer for player in self.players)
+
+    @property
+    def recorded(self) -> bool:
+        """Whether the game record keeps the matches of this series: a game it keeps, with
+        a person playing (the computer against itself is a show, not a result)."""
+        return self.variant.recorded and not self.computers_only
+
+    @property
     def awaits_computer(self) -> bool:
-        """True when the next step is the computer's (its mark or its move): see `computer_step`."""
+        """True when the next step is the computer's (its mark, its move, or, when it holds
+        both seats, the next match): see `computer_step`."""
         actor = self.actor
-        return actor is not None and self.players[actor].is_computer
+        if actor is None:
+            return self.computers_only and self.phase is Phase.OVER
+        return self.players[actor].is_computer
+
+    @property
+    def pause_beats(self) -> int:
+        """How many of the computer's pauses come before its due step: one, and a few more
+        for the next match (the finished one stays on show for a while)."""
+        return BETWEEN_MATCHES if self.phase is Phase.OVER else 1
 
     @property
     def person_choosing(self) -> Player | None:
@@ -379,12 +406,14 @@ class Series:
         return replace(self, chooser=1 - self.chooser, marks=None, match=None)
 
     def computer_step(self, rng: random.Random | None = None) -> ComputerStep:
-        """The computer's due step: its mark when it is the chooser, else its move."""
+        """The computer's due step: its mark when it is the chooser, else its move; once a
+        match is over, when it holds both seats, the next match."""
         if not self.awaits_computer:
             raise SeriesError("It is not the computer's turn.")
         rng = rng or random.Random()
         actor = self.actor
-        assert actor is not None
+        if actor is None:
+            return ComputerStep(self.next_match())
         if self.match is None:
             mark = choose_mark(rng)
             return ComputerStep(self._start(mark, rng), mark=mark)

@@ -138,6 +138,7 @@ def game_config(parsed: Parsed) -> GameConfig:
     """The game's setup from the options `parsed` holds (the game's, or every tab's of
     `serve`); what cannot go together exits, said by its parser."""
     parser, args = parsed.parser, parsed.args
+    _seat_the_computers(parser, args)
     vs = args.vs or ("computer" if args.level else "person")
     if vs == "person" and args.level:
         parser.error(
@@ -155,6 +156,7 @@ def game_config(parsed: Parsed) -> GameConfig:
         player1=args.player1,
         player2=args.player2,
         level=Level(args.level or "medium") if vs == "computer" else None,
+        player1_level=Level(args.player1_computer) if args.player1_computer else None,
         first_move=FirstMove(args.first),
         keys=KeyLayout(args.keys) if args.keys else None,
         variant=args.variant,
@@ -172,6 +174,27 @@ def game_config(parsed: Parsed) -> GameConfig:
         parser.exit(2, f"{parser.prog}: error: {clash}\n")
     _refuse_the_record(parser, config)
     return config
+
+
+def _seat_the_computers(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse what cannot go with --player1-computer and --player2-computer; the latter is
+    --vs computer --level LEVEL said another way, and set as that."""
+    if args.player1_computer and args.player1:
+        parser.error(
+            "--player1-computer seats the computer in player 1's place, so there is no"
+            " --player1 to name: give one of them."
+        )
+    second = args.player2_computer
+    if second is None:
+        return
+    if args.vs == "person" or args.player2:
+        parser.error(
+            "--player2-computer seats the computer in player 2's place, so it does not go with"
+            " --vs person or --player2: give one of them."
+        )
+    if args.level and args.level != second:
+        parser.error("--level and --player2-computer both set player 2's strength: give one.")
+    args.vs, args.level = "computer", second
 
 
 def serve_config(parsed: Parsed) -> ServeConfig:
@@ -244,6 +267,8 @@ def game_options(config: GameConfig) -> list[str]:
     options = [f"--first={config.first_move.value}", f"--delay={config.computer_delay!r}"]
     if config.player1 is not None:
         options.append(f"--player1={config.player1}")
+    if config.player1_level is not None:
+        options.append(f"--player1-computer={config.player1_level.value}")
     if config.level is not None:
         options += ["--vs=computer", f"--level={config.level.value}"]
     elif config.player2 is not None:

@@ -24,14 +24,17 @@ Tree = dict[tuple[str, ...], CommandParser]
 """Each parser of the tree by the words that choose it: () the game's, ("club", "ban")..."""
 
 _EPILOG = """\
-With both names (or --vs computer and --player1) the new-game screen is
-skipped. A command takes its own options after its name (tictactoe serve
---help).
+With both players given (each a name or the computer: --vs computer or
+--playerN-computer) the new-game screen is skipped. A command takes its own
+options after its name (tictactoe serve --help).
 
 examples:
   tictactoe                              names and opponent asked on screen
   tictactoe --player1 Ada --player2 Bob  hot seat, straight to the first match
   tictactoe --vs computer --level hard   you against the computer at its best
+  tictactoe --player1-computer easy --player2-computer hard
+                                         watch the computer play itself
+  tictactoe --variant ultimate           nine boards in one, straight away
   tictactoe --keys phone --no-save       1 2 3 on the top row; nothing kept
   tictactoe serve                        the game in web browsers, one per tab
   tictactoe host --player1 Ada           a series for a friend online
@@ -129,7 +132,8 @@ def _add_variant(add_argument: Callable[..., argparse.Action]) -> None:
         "--variant",
         choices=list(VARIANTS),
         default=None,
-        help="the game: classic tic-tac-toe (the default) or ultimate, nine boards in one",
+        help="the game: classic tic-tac-toe or ultimate, nine boards in one (default: the one"
+        " last chosen on the new-game screen, else classic)",
     )
 
 
@@ -240,6 +244,17 @@ def add_game_options(add_argument: Callable[..., argparse.Action]) -> None:
         help="the computer's strength (default: medium); implies --vs computer, so it goes"
         " with --player1 only",
     )
+    levels = [level.value for level in Level]
+    for seat in (1, 2):
+        add_argument(
+            f"--player{seat}-computer",
+            choices=levels,
+            default=None,
+            metavar="LEVEL",
+            help=f"the computer plays in player {seat}'s seat, at this strength"
+            f" ({', '.join(levels)})"
+            + ("; with both, watch the computer play itself" if seat == 2 else ""),
+        )
     _add_shared_options(add_argument)
     add_argument(
         "--delay",

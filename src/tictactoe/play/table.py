@@ -217,7 +217,7 @@ class LocalTable(Table):
         if self.series.awaits_computer:
             if self._cancel_computer is None:
                 # (Textual's timer divides by its interval when it fires late: never zero.)
-                delay = max(self.computer_delay, 0.001)
+                delay = max(self.computer_delay * self.series.pause_beats, 0.001)
                 self._cancel_computer = self.view.after(delay, self._computer_due)
             return
         if self._cancel_computer is not None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from platformdirs import user_downloads_path, user_log_path
-from rich.console import Console, RenderableType
+from rich.console import RenderableType
 from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
@@ -37,18 +37,20 @@ from tictactoe.process import signals_wake
 from tictactoe.served import is_served
 from tictactoe.settings import SettingsStore
 from tictactoe.tui.commands import game_commands, while_running
+from tictactoe.tui.crash_log import append_details
 from tictactoe.tui.dismissal import Palette
 from tictactoe.tui.pointer import on_a_widget_gone
 from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.terminal_cursor import TerminalCursor
+from tictactoe.tui.theme_lines import with_lines
 from tictactoe.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 if TYPE_CHECKING:
     from tictactoe.record import GameRecord
     from tictactoe.tui.screens.new_game import FriendOnline
 
-__all__ = ["CRASH_LOG", "TicTacToeApp"]
+__all__ = ["CRASH_LOG", "TicTacToeApp", "with_lines"]
 
 CRASH_LOG = user_log_path("tictactoe") / "crash.log"
 """Where the details of an unexpected error go, instead of onto the player's screen."""
@@ -59,27 +61,7 @@ RECORD_SHOWN_WITHIN = 1.0
 
 def write_crash_log(details: Sequence[RenderableType]) -> bool:
     """Add an unexpected error's details to `CRASH_LOG`; whether they could be written."""
-    try:
-        CRASH_LOG.parent.mkdir(parents=True, exist_ok=True)
-        with CRASH_LOG.open("a", encoding="utf-8") as log:
-            console = Console(file=log, width=100, color_system=None, force_terminal=False)
-            for renderable in details:
-                console.print(renderable)
-    except OSError:
-        return False
-    return True
-
-
-def with_lines(variables: dict[str, str], *, dark: bool) -> dict[str, str]:
-    """Textual's `variables` for a theme, with the two app.tcss adds: `$line` and
-    `$line-hover`, the borders of the cells, the cards and the moves panel: the panel's
-    colour two (three) shades lighter in a dark theme, darker in a light one, where
-    lighter is near white. An app that uses app.tcss gives them from `get_css_variables`."""
-    shade = "lighten" if dark else "darken"
-    return variables | {
-        "line": variables[f"panel-{shade}-2"],
-        "line-hover": variables[f"panel-{shade}-3"],
-    }
+    return append_details(CRASH_LOG, details)
 
 
 class TicTacToeApp(CrashReporting[Series | None]):
@@ -214,17 +196,23 @@ class TicTacToeApp(CrashReporting[Series | None]):
 
     def begin(self) -> None:
         """The first screen: the game when the command line named the players, else the
-        new-game screen."""
-        series = self.config.initial_series()
+        new-game screen (the game it offers first: --variant's, else the one last chosen)."""
+        remembered = self.settings.settings.variant
+        series = self.config.initial_series(remembered)
         if series is None:
             from tictactoe.tui.screens.new_game import NewGameScreen  # only when names are asked
 
-            relay = self.settings.settings.relay or ""
-            self.push_screen(
-                NewGameScreen(self.config, online=not is_served(), relay=relay), self._play
-            )
+            relay, online = self.settings.settings.relay or "", not is_served()
+            screen = NewGameScreen(self.config, online=online, relay=relay, variant=remembered)
+            self.push_screen(screen, self._chosen)
         else:
             self._play(series)
+
+    def _chosen(self, series: Series | FriendOnline | None) -> None:
+        """The new-game screen's answer: the game it chose is remembered for next time."""
+        if isinstance(series, Series):
+            self._warn(self.settings.update(variant=series.variant.name))
+        self._play(series)
 
     def on_ready(self) -> None:
         """What exists by now lives all session: keep the collector's passes off it, and
@@ -346,7 +334,15 @@ class TicTacToeApp(CrashReporting[Series | None]):
             return
         if on_a_widget_gone(self, event):
             return
+        if isinstance(event, events.Key) and self._watching:
+            await self.action_quit()  # any key ends a series the computer plays alone
+            return
         await super().on_event(event)
+
+    @property
+    def _watching(self) -> bool:
+        """Whether the screen on top shows a series nobody plays: the computer against itself."""
+        return isinstance(self.screen, GameScreen) and self.screen.series.computers_only
 
     def is_expected_error(self, error: Exception) -> bool:
         """`NoMatches` while a signal tears the screens down is expected: a widget being
@@ -403,7 +399,7 @@ class TicTacToeApp(CrashReporting[Series | None]):
         writes them: the game goes on at once, whatever the file does.
         """
         for finished in series.finished[self._recorded :]:
-            if series.variant.recorded:
+            if series.recorded:
                 self.record.queue(finished)
             self._recorded += 1
         self._hear_from_record()

@@ -1,4 +1,4 @@
-"""The first screen: both names and the opponent, then Start.
+"""The first screen: the game, both names and the opponent, then Start.
 
 Typed ahead as fast as a person likes, every key lands where it was aimed: Tab and
 Enter act the moment they arrive (priority bindings), each field acts on the keys
@@ -22,7 +22,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet,
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.names import DEFAULT_NAMES, clean_name
-from tictactoe.core.rules import CLASSIC, variant
+from tictactoe.core.rules import CLASSIC, VARIANTS, variant
 from tictactoe.core.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.doors.relay_target import parse_relay
 from tictactoe.tui.widgets.drained import drained
@@ -45,6 +45,10 @@ _OPPONENTS: Final[dict[str, tuple[Level | None, str]]] = {
 
 ONLINE: Final = "vs-online"
 """The option that hosts a series for a friend on another machine (`tictactoe host`)."""
+COMPUTERS: Final = "vs-computers"
+"""The option that seats the computer in both places, each at its level, to watch it play."""
+_SEAT_LEVELS: Final = (Level.MEDIUM, Level.HARD)
+"""Each seat's level when the computer plays itself and the command line named none."""
 
 
 class FriendOnline(NamedTuple):
@@ -76,8 +80,9 @@ class NameField(OwnKeys, Input):
     """A name: its editing keys (ctrl+u, backspace, arrows...) act on this field."""
 
 
-class OpponentChoice(OwnKeys, RadioSet):
-    """The opponent: its arrow keys move through these options, wherever the focus is now."""
+class Choice(OwnKeys, RadioSet):
+    """Options, one of them chosen: its arrow keys move through them, wherever the focus is
+    now, and the highlight starts on the option chosen."""
 
     def on_mount(self) -> None:
         # RadioSet's own mount handler, which runs after this one, highlights the first option.
@@ -89,9 +94,20 @@ class OpponentChoice(OwnKeys, RadioSet):
             self.action_next_button()
 
 
+class OpponentChoice(Choice):
+    """The opponent (or the computer against itself, or a friend online)."""
+
+
+class ChoiceRow(Choice):
+    """A choice on one line: the game, a computer's level."""
+
+
 class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
-    """Collects the players; dismisses with a new `Series` once the names are valid, or
-    with `FriendOnline` to host a series for a friend on another machine."""
+    """Collects the game and the players; dismisses with a new `Series` once the names are
+    valid, or with `FriendOnline` to host a series for a friend on another machine."""
+
+    AUTO_FOCUS = "#name-1"
+    """The first name has the keys at once (the game's choice above it keeps its default)."""
 
     # Priority: each moves the focus or leaves the screen as it arrives, so the keys typed
     # after it reach the next field, or the game (test_bursts, test_new_game).
@@ -104,7 +120,12 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
     ]
 
     def __init__(
-        self, config: GameConfig | None = None, *, online: bool = True, relay: str = ""
+        self,
+        config: GameConfig | None = None,
+        *,
+        online: bool = True,
+        relay: str = "",
+        variant: str | None = None,
     ) -> None:
         super().__init__()
         self.config = config or GameConfig()
@@ -114,6 +135,13 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         on the server's machine)."""
         self.relay = relay
         """The relay field's first value (the one used last time)."""
+        self.game = self.config.variant or variant or CLASSIC.name
+        """The game chosen first: the command line's, else the one chosen last time."""
+        self._levels = [
+            self.config.player1_level or _SEAT_LEVELS[0],
+            self.config.level or _SEAT_LEVELS[1],
+        ]
+        """Each seat's level when the computer plays itself, as last chosen."""
 
     @property
     def first_move(self) -> FirstMove:
@@ -123,14 +151,26 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
     FULL_HEIGHT: ClassVar[int] = 24
     """The least terminal height that shows the whole form with bordered fields: below it,
     the fields, the opponents and Start take Textual's compact style (one line each)."""
+    TALL_START: ClassVar[int] = 28
+    """The least terminal height that shows Start as a tall button; below it, one line."""
+    ROOMY_HEIGHT: ClassVar[int] = 18
+    """The least terminal height that keeps the subtitle; below it, its line goes to the rest."""
 
     def compose(self) -> ComposeResult:
         config = self.config
         against = config.level
+        computers = config.player1_level is not None
         with Vertical(id="new-game", classes="dialog"):
             yield Static("Tic-tac-toe", id="new-title")
             yield Static("Three in a row wins. Who is playing?", id="new-subtitle")
-            with Horizontal(classes="field"):
+            with Horizontal(classes="field choice", id="game-field"):
+                yield Label("Game", classes="field-label")
+                with ChoiceRow(id="game", compact=True):
+                    for name, game in VARIANTS.items():
+                        yield RadioButton(game.title, id=f"game-{name}", value=name == self.game)
+            if computers:
+                yield self._computer_seat(1)
+            with Horizontal(classes="field", id="player-1"):
                 yield Label("Player 1", classes="field-label")
                 yield NameField(
                     clean_name(config.player1 or "", ""),
@@ -147,6 +187,8 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                     select_on_focus=False,
                     disabled=against is not None,
                 )
+            if computers:
+                yield self._computer_seat(2)
             relay = Horizontal(classes="field", id="relay-field")
             relay.display = False  # in player 2's place, for a friend online
             with relay:
@@ -160,22 +202,42 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
             yield Label("Opponent", id="opponent-label")
             with OpponentChoice(id="opponent"):
                 for option, (level, label) in _OPPONENTS.items():
-                    yield RadioButton(label, id=option, value=level is against)
+                    yield RadioButton(label, id=option, value=level is against and not computers)
                 if self.online:
                     yield RadioButton("A friend online (ssh or a browser)", id=ONLINE)
+                yield RadioButton("Computer against computer", id=COMPUTERS, value=computers)
             yield Static("", id="new-error")
             yield Button("Start", id="start", variant="primary")
         yield Footer()
         yield TooSmall()
 
+    def _computer_seat(self, seat: int) -> Horizontal:
+        """The level of the computer in `seat` (1 or 2), in place of that seat's name when the
+        computer plays itself (there only then: every option on the form is one to take)."""
+        level = self._levels[seat - 1]
+        buttons = (
+            RadioButton(str(each), id=f"level-{seat}-{each}", value=each is level) for each in Level
+        )
+        return Horizontal(
+            Label(f"Player {seat}", classes="field-label"),
+            ChoiceRow(*buttons, id=f"level-{seat}", compact=True),
+            classes="field choice",
+            id=f"computer-{seat}",
+        )
+
     def on_resize(self) -> None:
-        compact = self.app.size.height < self.FULL_HEIGHT
+        height = self.app.size.height
+        compact = height < self.FULL_HEIGHT
         form = self.query_one("#new-game")
+        form.set_class(height < self.ROOMY_HEIGHT, "-cramped")
+        self.query_one("#start", Button).compact = height < self.TALL_START
         if form.has_class("-compact") == compact:
             return
         form.set_class(compact, "-compact")
-        for widget in form.query("Input, RadioSet, Button"):
-            if isinstance(widget, Input | RadioSet | Button):
+        for widget in form.query("Input, RadioSet"):
+            if isinstance(widget, ChoiceRow):
+                continue  # one line at every size
+            if isinstance(widget, Input | RadioSet):
                 widget.compact = compact
 
     @property
@@ -187,14 +249,46 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         return _OPPONENTS[pressed.id][0]
 
     @property
+    def variant(self) -> str:
+        """The name of the game chosen."""
+        pressed = self.query_one("#game", RadioSet).pressed_button
+        return (pressed.id or "").removeprefix("game-") if pressed else CLASSIC.name
+
+    @property
+    def computers(self) -> bool:
+        """Whether the computer plays itself, a person watching."""
+        pressed = self.query_one("#opponent", RadioSet).pressed_button
+        return pressed is not None and pressed.id == COMPUTERS
+
+    def seat_level(self, seat: int) -> Level:
+        """The level chosen for the computer in `seat` (1 or 2) when it plays itself."""
+        for row in self.query(f"#level-{seat}").results(RadioSet):
+            pressed = row.pressed_button
+            chosen = (pressed.id or "").removeprefix(f"level-{seat}-") if pressed else ""
+            if chosen in set(Level):
+                self._levels[seat - 1] = Level(chosen)
+        return self._levels[seat - 1]
+
+    @property
     def friend_online(self) -> bool:
         """Whether player 1 hosts a series for a friend on another machine."""
         pressed = self.query_one("#opponent", RadioSet).pressed_button
         return pressed is not None and pressed.id == ONLINE
 
-    @on(RadioSet.Changed)
-    def opponent_changed(self) -> None:
-        self.query_one("#player-2").display = not self.friend_online
+    @on(RadioSet.Changed, "#opponent")
+    async def opponent_changed(self) -> None:
+        computers = self.computers
+        shown = bool(self.query("#computer-1"))
+        if computers and not shown:
+            form = self.query_one("#new-game")
+            await form.mount(self._computer_seat(1), before="#player-1")
+            await form.mount(self._computer_seat(2), after="#player-2")
+        elif shown and not computers:
+            for seat in (1, 2):
+                self.seat_level(seat)  # kept, for the next time they are shown
+            await self.query("#computer-1, #computer-2").remove()
+        self.query_one("#player-1").display = not computers
+        self.query_one("#player-2").display = not self.friend_online and not computers
         self.query_one("#relay-field").display = self.friend_online
         second = self.query_one("#name-2", Input)
         second.disabled = self.level is not None or self.friend_online
@@ -231,12 +325,15 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                 return
             self.dismiss(FriendOnline(clean_name(first, DEFAULT_NAMES[0]), relay))
             return
+        first_player: Player | str = first
         second: Player | str = self.query_one("#name-2", Input).value
         if level is not None:
             second = Player.computer(level)
+        if self.computers:
+            first_player, second = (Player.computer(self.seat_level(seat)) for seat in (1, 2))
         try:
-            game = variant(self.config.variant or CLASSIC.name)
-            series = Series.new(first, second, first_move=self.first_move, variant=game)
+            game = variant(self.variant)
+            series = Series.new(first_player, second, first_move=self.first_move, variant=game)
         except NameClash as clash:
             self._refuse(str(clash), "#name-2" if level is None else "#name-1")
             return
