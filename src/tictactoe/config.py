@@ -76,9 +76,8 @@ class GameConfig:
 
     def initial_series(self, remembered: str | None = None) -> Series | None:
         """The series to start with, when the command line said enough to skip the new-game
-        screen: each seat a named person or the computer (at least one of them named, or both
-        the computer). Its game is --variant's, else `remembered` (the last one chosen),
-        else classic.
+        screen: each seat a named person or the computer. Its game is --variant's, else
+        `remembered` (the one last chosen on that screen), else classic.
 
         Raises NameClash when the two names are the same.
         """

@@ -34,7 +34,7 @@ examples:
   tictactoe --vs computer --level hard   you against the computer at its best
   tictactoe --player1-computer easy --player2-computer hard
                                          watch the computer play itself
-  tictactoe --variant ultimate           nine boards in one, straight away
+  tictactoe --variant ultimate           Ultimate: nine boards in one
   tictactoe --keys phone --no-save       1 2 3 on the top row; nothing kept
   tictactoe serve                        the game in web browsers, one per tab
   tictactoe host --player1 Ada           a series for a friend online
