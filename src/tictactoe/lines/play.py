@@ -32,7 +32,8 @@ from tictactoe.core.names import DEFAULT_NAMES, clean_name, short
 from tictactoe.core.narration import LINE
 from tictactoe.core.series import NameClash, Player, Series
 from tictactoe.lines.record import RecordWords
-from tictactoe.lines.view import LineView, quits, reads_record
+from tictactoe.lines.typed import quits, reads_record
+from tictactoe.lines.view import LineView
 from tictactoe.play.table import LocalTable
 from tictactoe.process import signals_stop, signals_wake
 from tictactoe.record import GameRecord

@@ -2,19 +2,19 @@
 
 Nothing is drawn: no escape sequence, no alternate screen, no cursor moved. Each event is one
 sentence on a line of its own (`tictactoe.core.narration`), and when a person is to act, a
-prompt says so. A line typed is one command (`COMMANDS`): digits move (one for classic; two
-for Ultimate, the board's then the cell's, or one while the board is forced), `x` or `o` chooses
-a mark, and so on; what does not apply is answered in one sentence saying what is expected now,
-and the prompt comes again. Where the session has a game record, `r` says it and `p` replays a
-match of it (`tictactoe.lines.record`). A search that takes a while (Ultimate's hint and its
-computer) runs on a thread of its own (`work`), so that lines are still read meanwhile.
+prompt says so. A line typed is one command (`COMMANDS`, read by `tictactoe.lines.typed`):
+digits move (one for classic; two for Ultimate, the board's then the cell's, or one while the
+board is forced), `x` or `o` chooses a mark, and so on; what does not apply is answered in one
+sentence saying what is expected now, and the prompt comes again. Where the session has a game
+record, `r` says it and `p` replays a match of it (`tictactoe.lines.record`). A search that
+takes a while (Ultimate's hint and its computer) runs on a thread of its own (`work`), so that
+lines are still read meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -33,17 +33,17 @@ from tictactoe.core.series import (
     Intent,
     NextMatch,
     Phase,
-    Play,
     Series,
     SeriesError,
     Undo,
 )
 from tictactoe.core.ultimate_ai import Estimate
-from tictactoe.core.ultimate_words import NO_MOVE, TWO_DIGITS, play_in
+from tictactoe.core.ultimate_words import play_in
 from tictactoe.lines.record import RecordWords, replay_number
+from tictactoe.lines.typed import board_asked, command_of, has_boards, typed_move
 from tictactoe.play.table import Table
 
-__all__ = ["BOARDS_COMMANDS", "COMMANDS", "LineView", "quits", "reads_record"]
+__all__ = ["BOARDS_COMMANDS", "COMMANDS", "LineView"]
 
 Done = TypeVar("Done")
 
@@ -82,8 +82,6 @@ _BOARDS_EXPECTED: Final = {**_EXPECTED, Phase.PLAYING: "two digits and Enter tak
 
 _KEYS: Final = {"next_match": ("n",), "quit": ("q",)}
 """The keys that fill a notice's slots here."""
-
-_UNPRINTABLE: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class LineView:
@@ -216,7 +214,7 @@ class LineView:
 
     def read(self, line: str) -> None:
         """One line the person typed: one command."""
-        command = _command(line)
+        command = command_of(line)
         if not command:
             self._asked = None  # Enter alone: the question again
             self.ask()
@@ -233,7 +231,7 @@ class LineView:
             self._lines(self.full_screen())
         elif command == "b":
             self._lines(board(series, self.layout.key_for))
-        elif (small := self._small_board(command)) is not None:
+        elif (small := board_asked(command, series, self.layout)) is not None:
             self._lines(board(series, self.layout.key_for, small))
         elif command == "s":
             self._lines([score(series)])
@@ -269,7 +267,7 @@ class LineView:
     def _keys(self) -> None:
         """`?`: every key that acts here."""
         rows = " ".join(self.layout.keys[row : row + 3] for row in (0, 3, 6))
-        commands = BOARDS_COMMANDS if self._boards else COMMANDS
+        commands = BOARDS_COMMANDS if has_boards(self.table.series) else COMMANDS
         self._lines([text.format(layout=self.layout.value, rows=rows) for text in commands])
         if self.table.can_invite:
             self._lines(["i: the invitation again."])
@@ -286,20 +284,8 @@ class LineView:
         if not self.table.watching and (
             series.phase is Phase.OVER or (actor is not None and self.table.acts_for(actor))
         ):
-            return (_BOARDS_EXPECTED if self._boards else _EXPECTED)[series.phase]
+            return (_BOARDS_EXPECTED if has_boards(series) else _EXPECTED)[series.phase]
         return "b says the board, s the score"
-
-    @property
-    def _boards(self) -> bool:
-        """Whether the game is one of small boards, a move typed as two digits (Ultimate)."""
-        return self.table.series.variant.digits_a_move > 1
-
-    def _small_board(self, command: str) -> int | None:
-        """The small board `b` and a board's digit names (`b 7`), at a game of small boards."""
-        rest = command.removeprefix("b").strip()
-        if not self._boards or not command.startswith("b") or len(rest) != 1:
-            return None
-        return self.layout.cell_for(rest) if rest in self.layout.keys else None
 
     def _intent(self, command: str) -> Intent | str | None:
         """The intent `command` gives; for digits that take no cell, the sentence saying why."""
@@ -309,26 +295,7 @@ class LineView:
             return Undo()
         if command == "n":
             return NextMatch()
-        if not self._boards:
-            if len(command) == 1 and command in self.layout.keys:
-                return Play(self.layout.cell_for(command))
-            return None
-        digits = command.replace(" ", "")
-        if not (digits.isascii() and digits.isdigit()):
-            return None
-        if not all(digit in self.layout.keys for digit in digits):
-            return NO_MOVE.format(digits[:9])
-        series = self.table.series
-        cells = tuple(self.layout.cell_for(digit) for digit in digits)
-        move = series.variant.move_of(cells, series.match)
-        if move is not None:
-            return Play(move)
-        if len(cells) > 1:
-            return NO_MOVE.format(digits[:9])
-        mover = series.to_move
-        if mover is not None and self.table.acts_for(mover):
-            return TWO_DIGITS
-        return Play(cells[0])  # no move is to be made here now: the series says why
+        return typed_move(command, self.table.series, self.layout, self.table.acts_for)
 
     def _hint(self) -> None:
         """`h`: the best move and where it leads; a search that takes a while is made on a
@@ -364,23 +331,6 @@ class LineView:
             self.out.write(line + "\n")
         self.out.flush()
         self._asked = None  # something was said since the last question
-
-
-def reads_record(line: str) -> bool:
-    """Whether the line typed asks for the record (`r`) or a replay (`p`): the session lets the
-    matches being written reach the record first."""
-    command = _command(line)
-    return command == "r" or replay_number(command) is not None
-
-
-def quits(line: str) -> bool:
-    """Whether the line typed is `q`, which leaves."""
-    return _command(line) == "q"
-
-
-def _command(line: str) -> str:
-    """The command a line typed gives: its printable characters, trimmed, in lower case."""
-    return _UNPRINTABLE.sub("", line).strip().lower()
 
 
 def _analysis(series: Series) -> Analysis | Estimate | SeriesError:
