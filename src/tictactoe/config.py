@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tictactoe.core.ai import Level
 from tictactoe.core.keys import KeyLayout
-from tictactoe.core.rules import CLASSIC, variant
+from tictactoe.core.rules import CLASSIC, Variant, variant
 from tictactoe.core.series import FirstMove, Player, Series
 from tictactoe.record.paths import RECORD_NAME, default_legacy_path, default_record_path
 from tictactoe.settings import default_settings_path
@@ -74,6 +74,11 @@ class GameConfig:
             return None
         return self.settings_file or default_settings_path()
 
+    def game(self, remembered: str | None = None) -> Variant:
+        """The game to play: --variant's, else `remembered` (the one last chosen on the
+        new-game screen), else classic."""
+        return variant(self.variant or remembered or CLASSIC.name)
+
     def initial_series(self, remembered: str | None = None) -> Series | None:
         """The series to start with, when the command line said enough to skip the new-game
         screen: each seat a named person or the computer. Its game is --variant's, else
@@ -81,7 +86,7 @@ class GameConfig:
 
         Raises NameClash when the two names are the same.
         """
-        game = variant(self.variant or remembered or CLASSIC.name)
+        game = self.game(remembered)
         first = self.player1 if self.player1_level is None else Player.computer(self.player1_level)
         second = self.player2 if self.level is None else Player.computer(self.level)
         if first is None or second is None:

@@ -7,12 +7,15 @@ process: its lines typed ahead from a script, or answered as the game speaks thr
 from __future__ import annotations
 
 import io
+import json
 import os
 import queue
 import random
 import re
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -244,3 +247,26 @@ def test_a_whole_match_against_the_computer_each_move_typed_as_the_game_asks(
     assert state[0].is_over
     assert any(line.endswith("1 match played.") for line in said)
     assert not any(line.startswith(("Play in", "Cell ", "Type two")) for line in said), said
+
+
+def test_names_asked_the_game_is_the_command_line_s_else_the_one_last_chosen(
+    tmp_path: Path,
+) -> None:
+    """`--variant ultimate` plays Ultimate when the names are asked too; without it, the game
+    last chosen on the new-game screen (a setting), as the full-screen game starts it."""
+    config = GameConfig(variant="ultimate", save=False, computer_delay=0)
+    lines = session("Ada\nBob\np\nx\n55\n", config)
+    assert "Ultimate tic-tac-toe: Ada against Bob." in lines
+    assert "Ada (X) takes the centre of the centre board, 5 5." in lines
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"version": 1, "variant": "ultimate"}))
+    config = GameConfig(
+        settings_file=settings, record_file=tmp_path / "record.sqlite3", computer_delay=0
+    )
+    assert "Ultimate tic-tac-toe: Ada against Computer, at the easy level." in session(
+        "Ada\n\ne\nq\n", config
+    )
+    chosen = GameConfig(player1="Ada", player2="Bob", variant="classic", settings_file=settings)
+    assert session("q\n", replace(chosen, save=True, record_file=config.record_file))[0] == (
+        "Tic-tac-toe: Ada against Bob."
+    )

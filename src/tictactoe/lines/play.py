@@ -308,10 +308,15 @@ class _Session(LineSession):
 
     async def _series(self) -> Series | None:
         """The series the options name, or the one the person names, line by line, in the order
-        of the full-screen new-game screen: both names, then the opponent."""
+        of the full-screen new-game screen: both names, then the opponent. Its game is
+        --variant's, else the one last chosen on that screen (a setting), else classic."""
         config = self.config
+        settings = SettingsStore(config.settings_path())
+        settings.load()  # (what is wrong with the file: the full-screen game says it)
+        remembered = settings.settings.variant
+        game = config.game(remembered)
         try:
-            series = config.initial_series()
+            series = config.initial_series(remembered)
         except NameClash as clash:
             self.say(" ".join(clash.args))
             return None
@@ -341,11 +346,11 @@ class _Session(LineSession):
             if against != "p":
                 level = _LEVELS[against]
         if level is not None:
-            return Series.new(first, Player.computer(level), config.first_move)
+            return Series.new(first, Player.computer(level), config.first_move, variant=game)
         assert second is not None
         while True:
             try:
-                return Series.new(first, second, config.first_move)
+                return Series.new(first, second, config.first_move, variant=game)
             except NameClash as clash:
                 self.say(" ".join(clash.args))
             second = await self.ask_name(
