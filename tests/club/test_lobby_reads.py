@@ -15,6 +15,7 @@ from tictactoe.club.calls import Reads
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, Club
 from tictactoe.core.club import LadderRow
+from tictactoe.core.finished import CLASSIC_NAME
 from tictactoe.online.lobby import LobbyNews, OpenTable, Snapshot
 from tictactoe.record.club import ClubRecord
 
@@ -29,9 +30,9 @@ class HeldLadder(ClubRecord):
         self.reads = threading.Event()
         self.reads.set()
 
-    def ladder(self, limit: int = 100) -> list[LadderRow]:
+    def ladder(self, limit: int = 100, variant: str = CLASSIC_NAME) -> list[LadderRow]:
         self.reads.wait(10)
-        return super().ladder(limit)
+        return super().ladder(limit, variant)
 
 
 async def test_a_new_table_is_shown_while_the_ladder_is_read_again(tmp_path: Path) -> None:

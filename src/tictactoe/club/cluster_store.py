@@ -10,7 +10,7 @@ from collections.abc import Container
 from typing import TYPE_CHECKING, Final, Protocol
 
 from tictactoe.core.club import START, Entry, LadderRow, PlayerRow, Rating, is_guest
-from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.finished import CLASSIC_NAME, FinishedMatch
 from tictactoe.core.key_words import KeyRow
 from tictactoe.record.club_matches import Finished
 from tictactoe.record.club_sql import AWAY, ClubUnavailable
@@ -58,8 +58,10 @@ class ClusterStore:
         self.record = cluster.record
         self.bans = 0
         """The bans' version, as the heartbeat last read it."""
-        self._ratings: dict[str, Rating] = {}
-        self._ladder: list[LadderRow] = []
+        self._ratings: dict[tuple[str, str], Rating] = {}
+        """Each rating last read, by handle and game."""
+        self._ladders: dict[str, list[LadderRow]] = {}
+        """Each game's ladder last read."""
         self._recent: dict[str, list[tuple[FinishedMatch, bool]]] = {}
 
     @property
@@ -85,7 +87,7 @@ class ClusterStore:
             return Entry(handle.lower(), False, START, AWAY_REFUSAL)
         entry = self.record.enter(handle, key, address, now, taken=taken)
         if entry.refusal is None and not entry.guest:
-            self._ratings[entry.handle] = entry.rating
+            self._ratings[entry.handle, CLASSIC_NAME] = entry.rating
         return entry
 
     def key_word(self, handle: str, now: float) -> str:
@@ -159,25 +161,26 @@ class ClusterStore:
     def unsaved(self) -> int:
         return self.record.unsaved
 
-    def rating(self, handle: str) -> Rating:
+    def rating(self, handle: str, variant: str = CLASSIC_NAME) -> Rating:
         if self.cluster.up:
             try:
-                self._ratings[handle] = self.record.rating(handle)
+                self._ratings[handle, variant] = self.record.rating(handle, variant)
             except ClubUnavailable:
                 self.cluster.away()
-        return self._ratings.get(handle, START)
+        return self._ratings.get((handle, variant), START)
 
-    def known_rating(self, handle: str) -> Rating:
-        """The rating of `handle` last read, without asking the database."""
-        return self._ratings.get(handle, START)
+    def known_rating(self, handle: str, variant: str = CLASSIC_NAME) -> Rating:
+        """The rating of `handle` in the game `variant` last read, without asking the
+        database."""
+        return self._ratings.get((handle, variant), START)
 
-    def ladder(self, limit: int = 100) -> list[LadderRow]:
+    def ladder(self, limit: int = 100, variant: str = CLASSIC_NAME) -> list[LadderRow]:
         if self.cluster.up:
             try:
-                self._ladder = self.record.ladder(limit)
+                self._ladders[variant] = self.record.ladder(limit, variant)
             except ClubUnavailable:
                 self.cluster.away()
-        return self._ladder[:limit]
+        return self._ladders.get(variant, [])[:limit]
 
     def recent(self, handle: str, limit: int = 10) -> list[FinishedMatch]:
         return [match for match, _rated in self.recent_rated(handle, limit)]

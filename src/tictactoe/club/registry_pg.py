@@ -16,6 +16,7 @@ import psycopg
 from psycopg import sql
 
 from tictactoe.club.seats_pg import seat_free, seated_elsewhere
+from tictactoe.core.finished import CLASSIC_NAME
 from tictactoe.core.names import clean_name
 from tictactoe.record.club_pg import Connection, PostgresClubRecord
 from tictactoe.record.club_schema_pg import reason, where
@@ -48,6 +49,8 @@ class ClubTable:
     """What the lobby shows of it (open, in play, its score): the club's words."""
     heartbeat: float
     """When its process last said it was alive (seconds since the epoch)."""
+    variant: str = CLASSIC_NAME
+    """The game played there (`tictactoe.core.rules.Variant.name`)."""
 
 
 class TableRegistry:
@@ -70,9 +73,10 @@ class TableRegistry:
                     return refusal
             conn.execute(
                 "INSERT INTO tables (id, process, owner, rated, matches, players, state,"
-                " heartbeat) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE"
-                " SET process = excluded.process, owner = excluded.owner,"
-                " rated = excluded.rated, matches = excluded.matches,"
+                " heartbeat, variant) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (id) DO UPDATE SET process = excluded.process,"
+                " owner = excluded.owner, rated = excluded.rated, matches = excluded.matches,"
+                " variant = excluded.variant,"
                 " players = excluded.players, state = excluded.state,"
                 " heartbeat = excluded.heartbeat",
                 (
@@ -84,6 +88,7 @@ class TableRegistry:
                     list(table.players),
                     table.state,
                     table.heartbeat,
+                    table.variant,
                 ),
             )
             _told(conn, table.id)
@@ -164,8 +169,8 @@ class TableRegistry:
         """Every table whose process said it was alive within `within` seconds of `now`, by id."""
         rows = self.record.run(
             lambda conn: conn.execute(
-                "SELECT id, process, owner, rated, matches, players, state, heartbeat"
-                " FROM tables WHERE heartbeat > %s ORDER BY id",
+                "SELECT id, process, owner, rated, matches, players, state, heartbeat,"
+                " variant FROM tables WHERE heartbeat > %s ORDER BY id",
                 (now - within,),
             ).fetchall()
         )
@@ -179,8 +184,9 @@ class TableRegistry:
                 tuple(_handle(handle) for handle in players),
                 str(state),
                 float(beat),
+                str(game),
             )
-            for table_id, process, owner, rated_, matches, players, state, beat in rows
+            for table_id, process, owner, rated_, matches, players, state, beat, game in rows
         ]
 
     def forget_process(self, process: str) -> int:

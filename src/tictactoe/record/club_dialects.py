@@ -20,7 +20,7 @@ __all__ = ["MATCH_COLUMNS", "Database", "Postgres", "Sqlite"]
 
 MATCH_COLUMNS: Final[LiteralString] = (
     "finished_at, club_table, handle1, handle2, level1, level2, rated, mark1, first_mover,"
-    " moves, winner"
+    " moves, winner, variant"
 )
 """The columns of a match both databases keep, in the order `Database.add_match` takes them."""
 
@@ -98,7 +98,9 @@ class Sqlite(_Connection):
     def add_match(self, uid: uuid.UUID, values: tuple[Any, ...]) -> int | None:
         finished_at, *rest = values
         return self.insert(
-            "INSERT INTO matches (" + MATCH_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO matches ("
+            + MATCH_COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (finished_at.astimezone(UTC).strftime(TIME_FORMAT), *rest),
         )
 
@@ -127,7 +129,7 @@ class Postgres(_Connection):
     def add_match(self, uid: uuid.UUID, values: tuple[Any, ...]) -> int | None:
         row = self.execute(
             "INSERT INTO matches (uid, " + MATCH_COLUMNS + ") VALUES"
-            " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING RETURNING id",
+            " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING RETURNING id",
             (uid, *values),
         ).fetchone()
         return None if row is None else int(row[0])

@@ -11,6 +11,7 @@ import math
 from typing import LiteralString
 
 from tictactoe.core.club import START, Entry, PublicKey, Rating, until_text
+from tictactoe.core.finished import CLASSIC_NAME
 from tictactoe.core.key_words import (
     KEYS_PER_PLAYER,
     WORD_LIFETIME,
@@ -53,9 +54,12 @@ def player_of(db: Database, handle: str, *, lock: bool = False) -> int | None:
     return None if row is None else int(row[0])
 
 
-def rating_of(db: Database, player: int) -> Rating:
-    """The rating of `player` now (START before their first rated match)."""
-    row = db.execute("SELECT mu, sigma FROM ratings WHERE player = ?", (player,)).fetchone()
+def rating_of(db: Database, player: int, variant: str = CLASSIC_NAME) -> Rating:
+    """The rating of `player` in the game `variant` now (START before their first rated match
+    of it)."""
+    row = db.execute(
+        "SELECT mu, sigma FROM ratings WHERE player = ? AND variant = ?", (player, variant)
+    ).fetchone()
     return START if row is None else Rating(float(row[0]), float(row[1]))
 
 

@@ -20,7 +20,7 @@ from tictactoe.core.engine import Mark
 from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.names import clean_name
 from tictactoe.core.players import Player
-from tictactoe.core.rules import CLASSIC, variant
+from tictactoe.core.rules import variant
 from tictactoe.record.club_dialects import MATCH_COLUMNS, Database
 
 __all__ = ["Finished", "ladder", "players", "recent_rated", "write"]
@@ -66,18 +66,20 @@ def write(db: Database, finished: Finished) -> tuple[Rating, Rating] | None:
     if not rating_it:
         return None
     first, second = ids[handles[0]], ids[handles[1]]
-    after = rated(club_keys.rating_of(db, first), club_keys.rating_of(db, second), match.winner)
+    game = match.variant
+    before = (club_keys.rating_of(db, first, game), club_keys.rating_of(db, second, game))
+    after = rated(*before, match.winner)
     for side, (player, rating) in enumerate(zip((first, second), after, strict=True)):
         won = match.winner == side
         lost = match.winner is not None and not won
         drew = match.winner is None
         db.execute(
-            "INSERT INTO ratings (player, mu, sigma, matches, wins, draws, losses)"
-            " VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (player) DO UPDATE SET"
+            "INSERT INTO ratings (player, variant, mu, sigma, matches, wins, draws, losses)"
+            " VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT (player, variant) DO UPDATE SET"
             " mu = excluded.mu, sigma = excluded.sigma, matches = ratings.matches + 1,"
             " wins = ratings.wins + excluded.wins, draws = ratings.draws + excluded.draws,"
             " losses = ratings.losses + excluded.losses",
-            (player, rating.mu, rating.sigma, int(won), int(drew), int(lost)),
+            (player, game, rating.mu, rating.sigma, int(won), int(drew), int(lost)),
         )
         db.execute(
             "INSERT INTO rating_history (player, match, mu, sigma) VALUES (?, ?, ?, ?)",
@@ -103,13 +105,14 @@ def _written(db: Database, uid: uuid.UUID) -> tuple[Rating, Rating] | None:
     )
 
 
-def ladder(db: Database, limit: int) -> list[LadderRow]:
-    """The best `limit` players with a rated match, best first (by `Rating.points`)."""
+def ladder(db: Database, limit: int, variant: str) -> list[LadderRow]:
+    """The ladder of the game `variant`: its best `limit` players with a rated match of it,
+    best first (by `Rating.points`)."""
     rows = db.execute(
         "SELECT players.handle, mu, sigma, matches, wins, draws, losses"
-        " FROM ratings JOIN players ON players.id = ratings.player"
+        " FROM ratings JOIN players ON players.id = ratings.player WHERE variant = ?"
         " ORDER BY mu - 3 * sigma DESC, players.handle LIMIT ?",
-        (limit,),
+        (variant, limit),
     ).fetchall()
     return [
         LadderRow(rank, _handle(handle), Rating(mu, sigma), matches, wins, draws, losses)
@@ -165,13 +168,15 @@ def _values(
         match.first_mover + 1,
         variant(match.variant).write_moves(match.moves),
         None if match.winner is None else match.winner + 1,
+        match.variant,
     )
 
 
 def _match_of(db: Database, row: Sequence[Any]) -> FinishedMatch:
     """A match read back (its id, then `MATCH_COLUMNS`), for the replay screen."""
     match_id, finished_at, _table, handle1, handle2, level1, level2, _rated = row[:8]
-    mark1, first_mover, moves, winner = row[8:]
+    mark1, first_mover, moves, winner, game = row[8:]
+    kind = variant(str(game))
     players = tuple(
         Player(_handle(handle)) if level is None else Player.computer(Level(str(level)))
         for handle, level in ((handle1, level1), (handle2, level2))
@@ -181,8 +186,9 @@ def _match_of(db: Database, row: Sequence[Any]) -> FinishedMatch:
         players=(players[0], players[1]),
         marks=(first, first.other),
         first_mover=int(str(first_mover)) - 1,
-        moves=CLASSIC.read_moves(str(moves)),
+        moves=kind.read_moves(str(moves)),
         winner=None if winner is None else int(str(winner)) - 1,
         finished_at=db.time_of(finished_at),
+        variant=kind.name,
         id=int(str(match_id)),
     )

@@ -132,7 +132,28 @@ _SCHEMA_V2: Final[tuple[LiteralString, ...]] = (
     "CREATE UNIQUE INDEX keys_by_data ON keys (data)",
 )
 
-PG_MIGRATIONS: Final[tuple[tuple[LiteralString, ...], ...]] = (_SCHEMA_V1, _SCHEMA_V2)
+_SCHEMA_V3: Final[tuple[LiteralString, ...]] = (
+    # A ladder for each game: a rating is a player's in one game (`variant`), a match and a
+    # table are of one game, and everything kept before is classic (the default only fills
+    # the rows there are: every new row names its game).
+    """ALTER TABLE ratings ADD COLUMN variant text NOT NULL DEFAULT 'classic'
+        CHECK (variant IN ('classic', 'ultimate'))""",
+    "ALTER TABLE ratings ALTER COLUMN variant DROP DEFAULT",
+    "ALTER TABLE ratings DROP CONSTRAINT ratings_pkey",
+    "ALTER TABLE ratings ADD PRIMARY KEY (player, variant)",
+    "DROP INDEX ratings_by_points",
+    "CREATE INDEX ratings_by_points ON ratings (variant, (mu - 3 * sigma))",
+    """ALTER TABLE matches ADD COLUMN variant text NOT NULL DEFAULT 'classic'
+        CHECK (variant IN ('classic', 'ultimate'))""",
+    "ALTER TABLE matches ALTER COLUMN variant DROP DEFAULT",
+    "ALTER TABLE matches DROP CONSTRAINT matches_moves_check",
+    """ALTER TABLE matches ADD CONSTRAINT matches_moves_check CHECK (moves ~ '^[0-8]*$'
+        AND length(moves) <= CASE variant WHEN 'classic' THEN 9 ELSE 162 END)""",
+    "ALTER TABLE tables ADD COLUMN variant text NOT NULL DEFAULT 'classic'",
+    "ALTER TABLE tables ALTER COLUMN variant DROP DEFAULT",
+)
+
+PG_MIGRATIONS: Final[tuple[tuple[LiteralString, ...], ...]] = (_SCHEMA_V1, _SCHEMA_V2, _SCHEMA_V3)
 """`PG_MIGRATIONS[n]` takes a club's database from schema version n to n + 1 (as the SQLite
 record's: released steps are never edited, later ones appended)."""
 

@@ -4,8 +4,8 @@ store (`tictactoe.record.club.ClubRecord` on SQLite, `tictactoe.record.club_pg.
 PostgresClubRecord` on PostgreSQL) gives it only transactions on its connections, and says
 what its failures mean.
 
-It keeps the game record's promises: one transaction a match (the match, both ratings and
-their history together), and nothing finished ever lost: a match that cannot be written now
+It keeps the game record's promises: one transaction a match (the match, both ratings in its
+game and their history together), and nothing finished ever lost: a match that cannot be written now
 waits in memory and is tried again at the next one and at close. What the club decides is
 `tictactoe.core.club`'s; the store only keeps it.
 """
@@ -40,7 +40,7 @@ from tictactoe.core.club import (
     is_guest,
     public_key,
 )
-from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.finished import CLASSIC_NAME, FinishedMatch
 from tictactoe.core.key_words import KeyRow, WordLogin, new_word, word_login
 from tictactoe.record.club_dialects import Database
 
@@ -340,18 +340,20 @@ class SqlClubStore:
                 self._back(len(results))
         return results
 
-    def rating(self, handle: str) -> Rating:
-        """The rating of `handle` now (START for a player without a rated match, or nobody)."""
+    def rating(self, handle: str, variant: str = CLASSIC_NAME) -> Rating:
+        """The rating of `handle` in the game `variant` now (START for a player without a rated
+        match of it, or nobody)."""
 
         def read(db: Database) -> Rating:
             player = club_keys.player_of(db, handle.lower())
-            return START if player is None else club_keys.rating_of(db, player)
+            return START if player is None else club_keys.rating_of(db, player, variant)
 
         return self._use(read)
 
-    def ladder(self, limit: int = 100) -> list[LadderRow]:
-        """The best `limit` players with a rated match, best first (by `Rating.points`)."""
-        return self._use(lambda db: club_matches.ladder(db, limit))
+    def ladder(self, limit: int = 100, variant: str = CLASSIC_NAME) -> list[LadderRow]:
+        """The ladder of the game `variant`: its best `limit` players with a rated match of it,
+        best first (by `Rating.points`)."""
+        return self._use(lambda db: club_matches.ladder(db, limit, variant))
 
     def recent(self, handle: str, limit: int = 10) -> list[FinishedMatch]:
         """The last `limit` matches `handle` played, newest first, each replayable."""

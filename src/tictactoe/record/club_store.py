@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from tictactoe.core.club import Entry, LadderRow, PlayerRow, Rating
-from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.finished import CLASSIC_NAME, FinishedMatch
 from tictactoe.core.key_words import KeyRow
 
 __all__ = ["DATABASE_VARIABLE", "ClubStore", "database_of", "open_club_store"]
@@ -60,9 +60,9 @@ class ClubStore(Protocol):
     @property
     def unsaved(self) -> int: ...
 
-    def rating(self, handle: str) -> Rating: ...
+    def rating(self, handle: str, variant: str = CLASSIC_NAME) -> Rating: ...
 
-    def ladder(self, limit: int = 100) -> list[LadderRow]: ...
+    def ladder(self, limit: int = 100, variant: str = CLASSIC_NAME) -> list[LadderRow]: ...
 
     def recent(self, handle: str, limit: int = 10) -> list[FinishedMatch]: ...
 
