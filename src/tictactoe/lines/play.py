@@ -220,13 +220,13 @@ class _Session(LineSession):
             table.attach(view)
             table.ends_with(lambda: self.status is not None)
             view.start(series)
-            await self._computer_acted(table, view)
+            await self._thought(table, view)
             while (line := await self._next_line()) is not None:
                 if reads_record(line):
                     await asyncio.to_thread(RecordWords(self.record).ready)
                 view.read(line)
                 self._keep(table.series)
-                await self._computer_acted(table, view)
+                await self._thought(table, view)
             series = table.series
             self._keep(series)
         if self._hearing is not None:
@@ -250,7 +250,7 @@ class _Session(LineSession):
             return self._held.popleft()
         return await self.line()
 
-    async def _computer_acted(self, table: LocalTable, view: LineView) -> None:
+    async def _thought(self, table: LocalTable, view: LineView) -> None:
         """Wait while the computer thinks, or a hint is searched for: the next line acts on
         the series its move leaves, and is answered after it, in the order typed. While a
         search goes on, the lines typed are read: `q` leaves at once, the others are held."""
@@ -272,8 +272,10 @@ class _Session(LineSession):
                         reading = None
                 self._keep(table.series)
         finally:
-            if reading is not None:
-                reading.cancel()
+            if reading is not None and reading.done() and not reading.cancelled():
+                self._hold(reading.result())  # read as the wait ended another way
+            elif reading is not None:
+                reading.cancel()  # the line stays in the queue, for the next read
                 with contextlib.suppress(asyncio.CancelledError):
                     await reading
 
