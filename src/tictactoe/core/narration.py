@@ -37,7 +37,6 @@ __all__ = [
     "NO_CELL",
     "KeyFor",
     "board",
-    "cell_words",
     "introduce",
     "move_said",
     "narrate",
@@ -55,11 +54,6 @@ NO_CELL: Final = "{} is no cell: the cells are 1 to 9."
 
 _NAME_ROOM: Final = 20
 """Characters of a name said in a sentence: long ones are shortened, so lines stay short."""
-
-
-def cell_words(cell: int, key_for: KeyFor) -> str:
-    """A classic cell as said: "the centre, 5"."""
-    return move_said(CLASSIC, cell, key_for)
 
 
 def move_said(variant: Variant, move: int, key_for: KeyFor) -> str:
