@@ -114,7 +114,7 @@ class Variant:
     """Whether its hint and its computer's moves search for a while (up to a second): a
     screen works them out off its own thread, so that it stays live meanwhile."""
     recorded: bool = True
-    """Whether the game record keeps its matches (every variant's does)."""
+    """Whether the game record keeps its matches (Ultimate's: not yet)."""
 
     def new(self, first: Mark = Mark.X) -> Position:
         """The empty position, `first` to move (X unless told otherwise)."""
@@ -234,6 +234,7 @@ ULTIMATE: Final = Variant(
     short_move_words=short_move_words,
     digits_a_move=2,
     searches=True,
+    recorded=False,
 )
 """Nine small boards in three rows of three; the cell taken names the next player's board."""
 
