@@ -13,7 +13,9 @@ import pytest
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.narration import LINE
+from tictactoe.core.series import Series
 from tictactoe.lines.play import LineSession, play_lines
+from tictactoe.record import GameRecord
 
 ADA_WINS = "x\n7\n4\n8\n5\n9\n"
 """Ada takes X and wins along the top row (keypad keys), Bob holding 4 and 5."""
@@ -180,3 +182,18 @@ def test_a_sentence_past_a_line_is_said_on_more_lines_and_lines_keep_their_shape
     assert lines[:2] == ["To join, paste one of these lines:", "  ssh -p 2222 CODE@192.0.2.10"]
     assert lines[2] == "The game record"  # the path, too long for a line, stays whole
     assert lines[3] == "/folder" * 12 + "/record.sqlite3"
+
+
+def test_a_series_the_record_does_not_keep_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the full-screen game: a series whose matches the record does not keep (a game it
+    does not keep yet, the computer against itself) leaves the record as it was."""
+    monkeypatch.setattr(Series, "recorded", property(lambda series: False))
+    path = tmp_path / "record.sqlite3"
+    config = GameConfig(save=True, record_file=path, computer_delay=0)
+    lines = session("Ada\nBob\np\n" + ADA_WINS + "q\n", config)
+    assert "Ada (X) wins: 7, 8, 9, the top row." in lines
+    record = GameRecord(path)
+    assert record.match_count() == 0
+    record.close()

@@ -287,9 +287,11 @@ class _Session(LineSession):
             self._held.append(line)
 
     def _keep(self, series: Series) -> None:
-        """Hand each finished match not handed yet to the record, and say what it says."""
+        """Hand each finished match not handed yet to the record, where the record keeps the
+        series' matches (`Series.recorded`), and say what it says."""
         for finished in series.finished[self._recorded :]:
-            self.record.queue(finished)
+            if series.recorded:
+                self.record.queue(finished)
             self._recorded += 1
             self._hear_from_record()
 
