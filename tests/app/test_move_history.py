@@ -61,3 +61,36 @@ async def test_a_three_letter_name_stays_whole_in_a_narrow_terminal(
         assert named, lines
         for line in named:
             assert line.split()[1] in ("Ada", "Bob"), (size, lines)
+
+
+ULTIMATE_OPENING = (0, 3, 28, 9, 1, 13, 38, 18, 2)
+"""Nine Ultimate moves, each named by its board and its cell: longer than a panel's line."""
+
+
+@pytest.mark.parametrize(
+    ("size", "names"),
+    [
+        pytest.param((80, 24), ("Ada", "Grace"), id="80x24"),
+        pytest.param((100, 40), ("Ada", "Grace"), id="100x40"),
+        pytest.param((50, 16), ("Ada", "Bob"), id="50x16"),
+    ],
+)
+async def test_an_ultimate_move_reads_whole_with_its_player(
+    start: Start, size: tuple[int, int], names: tuple[str, str]
+) -> None:
+    async with start(size=size, variant="ultimate", player1=names[0], player2=names[1]) as ui:
+        await ui.press("x")
+        board = ui.game.board
+        for move in ULTIMATE_OPENING:
+            await ui.press(*board.key_for(move))
+        history = ui.game.query_one(MoveHistory)
+        width = history.content_size.width
+        lines = [line.strip() for line in inside(history) if line.strip()]
+        assert all(cell_len(line) <= width for line in lines), lines
+        hidden = int(lines[0].split()[1]) if lines[0].startswith("… ") else 0
+        said = " ".join(" ".join(lines[1 if hidden else 0 :]).split())
+        shown = ui.series.history()[hidden:]
+        assert shown, lines
+        for number, (player, mark, cell) in enumerate(shown, start=hidden + 1):
+            whole = f"{number}. {names[player]} {mark} {ui.series.variant.short_move_words(cell)}"
+            assert whole in said, (whole, lines)

@@ -16,7 +16,12 @@ from typing import Final, Protocol
 
 from tictactoe.core import ai
 from tictactoe.core.engine import CELL_NAMES, GameState, IllegalMove, Mark
-from tictactoe.core.ultimate import UltimateState, move_words, short_move_words
+from tictactoe.core.ultimate import (
+    UltimateState,
+    move_words,
+    short_move_phrases,
+    short_move_words,
+)
 from tictactoe.core.ultimate_ai import Estimate, estimate
 
 __all__ = [
@@ -114,7 +119,10 @@ class Variant:
     """Whether its hint and its computer's moves search for a while (up to a second): a
     screen works them out off its own thread, so that it stays live meanwhile."""
     recorded: bool = True
-    """Whether the game record keeps its matches (Ultimate's: not yet)."""
+    """Whether the game record keeps its matches (every variant's does)."""
+    short_move_phrases: Callable[[int], tuple[str, ...]] | None = None
+    """`short_move_words` in the pieces a narrow list may put on lines of their own
+    ("centre board,", "top-left"); None: the words are one piece."""
 
     def new(self, first: Mark = Mark.X) -> Position:
         """The empty position, `first` to move (X unless told otherwise)."""
@@ -160,6 +168,12 @@ class Variant:
         if isinstance(state, UltimateState):
             return estimate(state, rng or random.Random())
         raise TypeError(f"{state!r} is not a position of a known variant")
+
+    def move_phrases(self, move: int) -> tuple[str, ...]:
+        """`short_move_words` in the pieces a narrow list may break between lines."""
+        if self.short_move_phrases is None:
+            return (self.short_move_words(move),)
+        return self.short_move_phrases(move)
 
     def open_boards(self, state: Position) -> tuple[int, ...]:
         """The small boards the mark to move may play in (Ultimate's); none for classic."""
@@ -232,9 +246,9 @@ ULTIMATE: Final = Variant(
     start=_ultimate,
     move_words=move_words,
     short_move_words=short_move_words,
+    short_move_phrases=short_move_phrases,
     digits_a_move=2,
     searches=True,
-    recorded=False,
 )
 """Nine small boards in three rows of three; the cell taken names the next player's board."""
 

@@ -25,6 +25,7 @@ __all__ = [
     "Mark",
     "UltimateState",
     "move_words",
+    "short_move_phrases",
     "short_move_words",
 ]
 
@@ -50,8 +51,14 @@ def move_words(move: int) -> str:
 
 def short_move_words(move: int) -> str:
     """A move in a few words, board first, for a list of moves: "centre board, top-left"."""
+    return " ".join(short_move_phrases(move))
+
+
+def short_move_phrases(move: int) -> tuple[str, str]:
+    """`short_move_words` in the two pieces a narrow list may put on two lines: "centre
+    board," and "top-left"."""
     board, cell = divmod(move, 9)
-    return f"{BOARD_NAMES[board]}, {CELL_NAMES[cell]}"
+    return f"{BOARD_NAMES[board]},", CELL_NAMES[cell]
 
 
 class UltimateState(Position):
