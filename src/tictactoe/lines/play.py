@@ -253,14 +253,16 @@ class _Session(LineSession):
     async def _thought(self, table: LocalTable, view: LineView) -> None:
         """Wait while the computer thinks, or a hint is searched for: the next line acts on
         the series its move leaves, and is answered after it, in the order typed. While a
-        search goes on, the lines typed are read: `q` leaves at once, the others are held."""
+        search goes on, the lines typed are read: `q` leaves at once, the others are held
+        (`MOST_WAITING` at most: a flood waits where it is, as it does when nobody reads)."""
         reading: asyncio.Future[str | None] | None = None  # the next line, being read
         try:
             while (table.series.awaits_computer or view.searching) and self.status is None:
                 self._changed.clear()
                 searches = table.series.variant.searches or view.searching
-                if not searches or (self._held and self._held[-1] is None):
-                    await self._changed.wait()
+                ended = bool(self._held) and self._held[-1] is None
+                if not searches or ended or len(self._held) >= MOST_WAITING:
+                    await self._changed.wait()  # (past MOST_WAITING, the reading waits too)
                 else:
                     reading = reading or asyncio.ensure_future(self.line())
                     changed = asyncio.ensure_future(self._changed.wait())
