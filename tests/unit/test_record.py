@@ -124,7 +124,7 @@ def test_the_file_is_plain_sqlite_with_the_documented_schema(tmp_path: Path) -> 
     record.close()
 
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (1,)
+    assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (2,)
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     rows = db.execute(
         "SELECT m.finished_at, p1.kind, p1.name, p1.level, p2.kind, p2.name, p2.level,"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
-from tictactoe.core.engine import GameState, IllegalMove, Mark
+from tictactoe.core.engine import IllegalMove, Mark
 from tictactoe.core.labels import result_text
 from tictactoe.core.players import Player
 
@@ -68,9 +68,12 @@ class FinishedMatch:
         """The same match, ended at `when`."""
         return replace(self, finished_at=when)
 
-    def positions(self) -> tuple[GameState, ...]:
-        """The board before the first move and after each one; a damaged tail is left out."""
-        state = GameState.new(first=self.marks[self.first_mover])
+    def positions(self) -> tuple[Position, ...]:
+        """The board of its game before the first move and after each one; a damaged tail is
+        left out."""
+        from tictactoe.core.rules import variant  # the rules bring the computer, this does not
+
+        state = variant(self.variant).new(first=self.marks[self.first_mover])
         positions = [state]
         for cell in self.moves:
             try:

@@ -1,9 +1,11 @@
 """The questions the record screen asks: players' totals, head to head, recent matches.
 
-Every query reads one page, in an order an index already holds, so a record of a
-million matches answers as fast as an empty one. What comes back from the file is
-untrusted: names pass through `clean_name`, and a value out of shape reads as
-nothing rather than raising.
+Totals are kept for each game apart (a player's classic and Ultimate matches are counted
+separately), so the Players table asks for one game, classic unless told otherwise; the lists
+of matches and head to head cover every game unless given one. Every query reads one page,
+in an order an index already holds, so a record of a million matches answers as fast as an
+empty one. What comes back from the file is untrusted: names pass through `clean_name`, and a
+value out of shape reads as nothing rather than raising.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from tictactoe.core.finished import CLASSIC_NAME
 from tictactoe.core.series import Player
 from tictactoe.record.match import MATCH_SELECT, MatchRecord, match_of, player_of, time_of
 
@@ -73,9 +76,16 @@ class Queries(ABC):
     def _rows(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Rows of a query, or none when the file cannot be read."""
 
-    def player_count(self) -> int:
-        rows = self._rows("SELECT count(*) FROM totals")
+    def player_count(self, variant: str = CLASSIC_NAME) -> int:
+        """How many players have totals at the game called `variant`."""
+        rows = self._rows("SELECT count(*) FROM totals WHERE variant = ?", (variant,))
         return int(rows[0][0]) if rows else 0  # type: ignore[call-overload]
+
+    def has_played(self, variant: str) -> bool:
+        """Whether the record counts any match (or imported totals) of the game `variant`."""
+        return bool(
+            self._rows("SELECT 1 FROM totals WHERE variant = ? AND matches > 0 LIMIT 1", (variant,))
+        )
 
     def players(
         self,
@@ -84,36 +94,40 @@ class Queries(ABC):
         descending: bool = True,
         offset: int = 0,
         limit: int = 100,
+        variant: str = CLASSIC_NAME,
     ) -> list[PlayerTotals]:
-        """One page of every player's totals, in the order asked for (ties: newest first)."""
+        """One page of every player's totals at the game called `variant`, in the order asked
+        for (ties: newest first)."""
         way = "DESC" if descending else "ASC"
-        if sort is PlayerSort.NAME:
+        if sort is PlayerSort.NAME:  # the players in their index's order, each one's totals
+            tables = "totals AS t JOIN players AS p INDEXED BY players_by_name ON p.id = t.player"
             order = f"p.name COLLATE NOCASE {way}, p.id {way}"
         else:
+            tables = "totals AS t JOIN players AS p ON p.id = t.player"
             order = f"t.{PlayerSort(sort).value} {way}, t.player {way}"
         rows = self._rows(
-            "SELECT p.kind, p.name, p.level, t.wins, t.losses, t.draws"
-            " FROM totals AS t JOIN players AS p ON p.id = t.player"
-            f" ORDER BY {order} LIMIT ? OFFSET ?",
-            (limit, offset),
+            f"SELECT p.kind, p.name, p.level, t.wins, t.losses, t.draws FROM {tables}"
+            f" WHERE t.variant = ? ORDER BY {order} LIMIT ? OFFSET ?",
+            (variant, limit, offset),
         )
         return [
             PlayerTotals(player_of(kind, name, level), _count(wins), _count(losses), _count(draws))
             for kind, name, level, wins, losses, draws in rows
         ]
 
-    def match_count(self, between: tuple[Player, Player] | None = None) -> int:
-        if between is None:
-            rows = self._rows("SELECT count(*) FROM matches")
-        else:
+    def match_count(
+        self, between: tuple[Player, Player] | None = None, *, variant: str | None = None
+    ) -> int:
+        """How many matches the record holds: of every game, or of the one called `variant`;
+        with `between`, only those of these two players against each other."""
+        where, parameters = _of_game(variant)
+        if between is not None:
             ids = self._ids(between)
             if ids is None:
                 return 0
-            rows = self._rows(
-                "SELECT count(*) FROM matches WHERE (player1 = ? AND player2 = ?)"
-                " OR (player1 = ? AND player2 = ?)",
-                (*ids, *reversed(ids)),
-            )
+            where.append("((player1 = ? AND player2 = ?) OR (player1 = ? AND player2 = ?))")
+            parameters += [*ids, *reversed(ids)]
+        rows = self._rows(f"SELECT count(*) FROM matches AS m{_where(where)}", parameters)
         return int(rows[0][0]) if rows else 0  # type: ignore[call-overload]
 
     def recent(
@@ -122,13 +136,17 @@ class Queries(ABC):
         before: int | None = None,
         limit: int = 100,
         between: tuple[Player, Player] | None = None,
+        variant: str | None = None,
     ) -> list[MatchRecord]:
         """Matches newest first: a page of those recorded before match `before`.
 
-        With `between`, only the matches of those two players against each other.
+        With `between`, only the matches of those two players against each other; with
+        `variant`, only those of the game of that name.
         """
-        where = ["m.id < ?"] if before is not None else []
-        parameters: list[object] = [before] if before is not None else []
+        where, parameters = _of_game(variant)
+        if before is not None:
+            where.append("m.id < ?")
+            parameters.append(before)
         if between is not None:
             ids = self._ids(between)
             if ids is None:
@@ -136,8 +154,7 @@ class Queries(ABC):
             where.append("((m.player1 = ? AND m.player2 = ?) OR (m.player1 = ? AND m.player2 = ?))")
             parameters += [*ids, *reversed(ids)]
         rows = self._rows(
-            MATCH_SELECT + f"{' WHERE ' + ' AND '.join(where) if where else ''}"
-            " ORDER BY m.id DESC LIMIT ?",
+            MATCH_SELECT + _where(where) + " ORDER BY m.id DESC LIMIT ?",
             (*parameters, limit),
         )
         return [match_of(row) for row in rows]
@@ -147,19 +164,23 @@ class Queries(ABC):
         rows = self._rows(MATCH_SELECT + " WHERE m.id = ?", (match_id,))
         return match_of(rows[0]) if rows else None
 
-    def head_to_head(self, players: tuple[Player, Player]) -> HeadToHead:
-        """How `players` have done against each other, all-time."""
+    def head_to_head(
+        self, players: tuple[Player, Player], *, variant: str | None = None
+    ) -> HeadToHead:
+        """How `players` have done against each other, all-time: at every game, or at the one
+        called `variant`."""
         ids = self._ids(players)
         if ids is None:
             return HeadToHead(players)
+        game = "" if variant is None else " AND variant = :variant"
         rows = self._rows(
             "SELECT"
             " coalesce(sum(CASE winner WHEN 1 THEN player1 = :a WHEN 2 THEN player2 = :a END), 0),"
             " coalesce(sum(CASE winner WHEN 1 THEN player1 = :b WHEN 2 THEN player2 = :b END), 0),"
             " coalesce(sum(winner IS NULL), 0), min(finished_at), max(finished_at)"
             " FROM matches"
-            " WHERE (player1 = :a AND player2 = :b) OR (player1 = :b AND player2 = :a)",
-            {"a": ids[0], "b": ids[1]},  # type: ignore[arg-type]
+            " WHERE ((player1 = :a AND player2 = :b) OR (player1 = :b AND player2 = :a))" + game,
+            {"a": ids[0], "b": ids[1], "variant": variant},  # type: ignore[arg-type]
         )
         if not rows:
             return HeadToHead(players)
@@ -189,6 +210,16 @@ class Queries(ABC):
                 return None
             ids.append(int(rows[0][0]))  # type: ignore[call-overload]
         return ids[0], ids[1]
+
+
+def _of_game(variant: str | None) -> tuple[list[str], list[object]]:
+    """The condition (and its parameter) that keeps the matches of the game called `variant`;
+    none for every game."""
+    return (["m.variant = ?"], [variant]) if variant is not None else ([], [])
+
+
+def _where(conditions: list[str]) -> str:
+    return f" WHERE {' AND '.join(conditions)}" if conditions else ""
 
 
 # Rows from the file, read as untrusted.

@@ -117,7 +117,95 @@ _SCHEMA_V1: Final = (
     END""",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_SCHEMA_V1,)
+_TOTALS_ORDERS: Final = ("matches", "wins", "losses", "draws", "win_rate")
+"""The columns the Players table sorts by, each with its index over `totals`."""
+
+_SCHEMA_V2: Final = (
+    # Each match says which game it was a match of; every match of version 1 was classic.
+    # The table is made again, as SQLite changes a CHECK: an Ultimate move takes two digits.
+    "DROP TRIGGER count_a_match",
+    "DROP TRIGGER uncount_a_match",
+    "DROP TRIGGER a_match_is_never_changed",
+    "DROP TRIGGER count_imported_totals",
+    "DROP TRIGGER uncount_imported_totals",
+    """CREATE TABLE matches_v2 (
+        id          INTEGER PRIMARY KEY,
+        finished_at TEXT NOT NULL,
+        variant     TEXT NOT NULL DEFAULT 'classic'
+                    CHECK (variant IN ('classic', 'ultimate')),
+        player1     INTEGER NOT NULL REFERENCES players (id),
+        player2     INTEGER NOT NULL REFERENCES players (id),
+        mark1       TEXT NOT NULL CHECK (mark1 IN ('X', 'O')),
+        first_mover INTEGER NOT NULL CHECK (first_mover IN (1, 2)),
+        moves       TEXT NOT NULL CHECK (moves NOT GLOB '*[^0-8]*' AND CASE variant
+                        WHEN 'classic' THEN length(moves) BETWEEN 5 AND 9
+                        ELSE length(moves) BETWEEN 2 AND 162 AND length(moves) % 2 = 0 END),
+        winner      INTEGER CHECK (winner IN (1, 2)),
+        CHECK (player1 <> player2)
+    )""",
+    """INSERT INTO matches_v2
+        (id, finished_at, variant, player1, player2, mark1, first_mover, moves, winner)
+        SELECT id, finished_at, 'classic', player1, player2, mark1, first_mover, moves, winner
+        FROM matches""",
+    "DROP TABLE matches",
+    "ALTER TABLE matches_v2 RENAME TO matches",
+    "CREATE INDEX matches_by_pair ON matches (player1, player2, variant)",
+    "CREATE INDEX matches_by_variant ON matches (variant, id)",
+    # The totals are kept for each game apart; those of version 1 were all classic.
+    *(f"DROP INDEX totals_by_{order}" for order in _TOTALS_ORDERS),
+    "ALTER TABLE totals RENAME TO totals_v1",
+    """CREATE TABLE totals (
+        variant  TEXT NOT NULL,
+        player   INTEGER NOT NULL REFERENCES players (id),
+        wins     INTEGER NOT NULL DEFAULT 0,
+        losses   INTEGER NOT NULL DEFAULT 0,
+        draws    INTEGER NOT NULL DEFAULT 0,
+        matches  INTEGER GENERATED ALWAYS AS (wins + losses + draws) VIRTUAL,
+        win_rate REAL GENERATED ALWAYS AS
+                 (CAST(wins AS REAL) / nullif(wins + losses + draws, 0)) VIRTUAL,
+        PRIMARY KEY (variant, player)
+    )""",
+    """INSERT INTO totals (variant, player, wins, losses, draws)
+        SELECT 'classic', player, wins, losses, draws FROM totals_v1""",
+    "DROP TABLE totals_v1",
+    *(
+        f"CREATE INDEX totals_by_{order} ON totals (variant, {order}, player)"
+        for order in _TOTALS_ORDERS
+    ),
+    """CREATE TRIGGER count_a_match AFTER INSERT ON matches BEGIN
+        INSERT INTO totals (variant, player, wins, losses, draws)
+            VALUES (NEW.variant, NEW.player1,
+                    NEW.winner IS 1, NEW.winner IS 2, NEW.winner IS NULL),
+                   (NEW.variant, NEW.player2,
+                    NEW.winner IS 2, NEW.winner IS 1, NEW.winner IS NULL)
+            ON CONFLICT (variant, player) DO UPDATE SET wins = wins + excluded.wins,
+                losses = losses + excluded.losses, draws = draws + excluded.draws;
+    END""",
+    """CREATE TRIGGER uncount_a_match AFTER DELETE ON matches BEGIN
+        UPDATE totals SET wins = wins - (OLD.winner IS 1), losses = losses - (OLD.winner IS 2),
+                          draws = draws - (OLD.winner IS NULL)
+            WHERE variant = OLD.variant AND player = OLD.player1;
+        UPDATE totals SET wins = wins - (OLD.winner IS 2), losses = losses - (OLD.winner IS 1),
+                          draws = draws - (OLD.winner IS NULL)
+            WHERE variant = OLD.variant AND player = OLD.player2;
+    END""",
+    """CREATE TRIGGER a_match_is_never_changed BEFORE UPDATE ON matches BEGIN
+        SELECT RAISE(ABORT, 'a recorded match is never changed; delete it instead');
+    END""",
+    """CREATE TRIGGER count_imported_totals AFTER INSERT ON imported_totals BEGIN
+        INSERT INTO totals (variant, player, wins, losses, draws)
+            VALUES ('classic', NEW.player, NEW.wins, NEW.losses, NEW.draws)
+            ON CONFLICT (variant, player) DO UPDATE SET wins = wins + excluded.wins,
+                losses = losses + excluded.losses, draws = draws + excluded.draws;
+    END""",
+    """CREATE TRIGGER uncount_imported_totals AFTER DELETE ON imported_totals BEGIN
+        UPDATE totals SET wins = wins - OLD.wins, losses = losses - OLD.losses,
+                          draws = draws - OLD.draws
+            WHERE variant = 'classic' AND player = OLD.player;
+    END""",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_SCHEMA_V1, _SCHEMA_V2)
 """`MIGRATIONS[n]` takes a database at `PRAGMA user_version` n to n + 1, in one transaction.
 
 Version 0 is an empty file. A later schema appends its steps here; nothing is ever

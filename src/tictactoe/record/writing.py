@@ -30,14 +30,14 @@ def insert_match(db: sqlite3.Connection, match: MatchRecord, *, recheck: bool = 
             recheck
             and db.execute(
                 "SELECT 1 FROM matches WHERE finished_at = ? AND player1 = ? AND player2 = ?"
-                " AND mark1 = ? AND first_mover = ? AND moves = ? AND winner IS ?",
+                " AND mark1 = ? AND first_mover = ? AND moves = ? AND winner IS ? AND variant = ?",
                 row,
             ).fetchone()
         ):
             return
         db.execute(
             "INSERT INTO matches (finished_at, player1, player2, mark1, first_mover, moves,"
-            " winner) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            " winner, variant) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             row,
         )
 
