@@ -259,7 +259,8 @@ class _Session(LineSession):
         try:
             while (table.series.awaits_computer or view.searching) and self.status is None:
                 self._changed.clear()
-                searches = table.series.variant.searches or view.searching
+                watching = table.series.computers_only  # any line (or the input's end) ends it
+                searches = table.series.variant.searches or view.searching or watching
                 ended = bool(self._held) and self._held[-1] is None
                 if not searches or ended or len(self._held) >= MOST_WAITING:
                     await self._changed.wait()  # (past MOST_WAITING, the reading waits too)
@@ -269,7 +270,9 @@ class _Session(LineSession):
                     either: list[asyncio.Future[Any]] = [reading, changed]
                     await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                     changed.cancel()
-                    if reading.done():
+                    if reading.done() and watching:
+                        self.stop()
+                    elif reading.done():
                         self._hold(reading.result())
                         reading = None
                 self._keep(table.series)
