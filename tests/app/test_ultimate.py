@@ -148,12 +148,6 @@ async def test_q_leaves_while_the_computer_searches(start: Start) -> None:
         await running_until(ui, lambda: not ui.app.is_running, "the app's end")
 
 
-async def test_the_screen_says_ultimate_matches_are_not_recorded(start: Start) -> None:
-    async with start(variant="ultimate", **HOT_SEAT) as ui:
-        said = " ".join(ui.status().split())
-        assert said == "Ultimate matches are not kept in the record yet."
-
-
 def test_the_command_line_chooses_the_variant() -> None:
     from tictactoe import options
 

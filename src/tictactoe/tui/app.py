@@ -453,7 +453,7 @@ class TicTacToeApp(CrashReporting[Series | None]):
             # once it is).
             await asyncio.to_thread(self._game_record.flush, RECORD_SHOWN_WITHIN)
         await self.push_screen(
-            RecordScreen(self.record, game.series.players if game else None, warn=self._warn)
+            RecordScreen(self.record, game.series if game else None, warn=self._warn)
         )
 
     def action_toggle_keys(self) -> None:

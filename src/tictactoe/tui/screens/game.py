@@ -161,9 +161,6 @@ class GameScreen(MinimumSize, Screen[None]):
 
     def on_mount(self) -> None:
         self.board.key_layout = self.key_layout
-        if not self.series.variant.recorded:
-            title = self.series.variant.title
-            self.notice = Notice.of(f"{title} matches are not kept in the record yet.")
         self._show(self.series)
         self.board.focus()
         self.table.next_step()

@@ -1,6 +1,9 @@
 """The record screen (`s`): players' totals, head to head, recent matches and replay.
 
-The screen: its tabs, what each table loads, and its keys. Each table is a `PagedTable`,
+The screen: its tabs, what each table loads, and what its keys do (`record_keys` binds them).
+It shows the record of one game at a time: the one being played when it opened (classic
+without a series), and `g` shows the next game's once the record holds more than classic's
+matches (the title then names the game). Each table is a `PagedTable`,
 which holds one page of rows at a time, so a record of a million matches opens as fast
 as an empty one; how a row reads is `record_rows`. The tables shorten names, so that
 every column fits; `i` (or Enter on a player) shows the row in full (`DetailsScreen`).
@@ -14,15 +17,18 @@ from typing import ClassVar, Final
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, Tabs
 
-from tictactoe.core.series import Player
+from tictactoe.core.finished import CLASSIC_NAME
+from tictactoe.core.rules import VARIANTS
+from tictactoe.core.series import Player, Series
 from tictactoe.record import GameRecord, PlayerSort, PlayerTotals
 from tictactoe.tui.screens.details import DetailsScreen
 from tictactoe.tui.screens.info import InfoScreen
+from tictactoe.tui.screens.record_keys import BINDINGS, REPLAY_KEYS, TAB_TARGETS, TABLE_KEYS
 from tictactoe.tui.screens.record_rows import (
     MATCH_COLUMNS,
     PLAYER_COLUMNS,
@@ -44,35 +50,6 @@ __all__ = ["RecordScreen"]
 UNREADABLE: Final = "The record could not be read"
 """Instead of an empty table, when it could not (the line below the tabs says why)."""
 
-_TABLE_KEYS: Final = {
-    "up": "cursor_up",
-    "down": "cursor_down",
-    "pageup": "page_up",
-    "pagedown": "page_down",
-    "home": "scroll_home",
-    "end": "scroll_end",
-}
-"""The keys that move through a table, and the table's action for each."""
-
-_REPLAY_KEYS: Final = {"left": "step(-1)", "right": "step(1)", "home": "first", "end": "last"}
-"""The keys that step through a replay, and the replay's action for each."""
-
-_TAB_KEYS: Final = {
-    "p": ("players", "Players"),
-    "h": ("head-to-head", "Head to head"),
-    "m": ("recent", "Recent"),
-    "r": ("replay", "Replay"),
-}
-"""The key that shows each tab, and its name in the footer."""
-
-_TAB_TARGETS: Final = {
-    "players": "players-table",
-    "head-to-head": "h2h-table",
-    "recent": "recent-table",
-    "replay": "replay",
-}
-"""What takes the keys on each tab."""
-
 
 class RecordScreen(InfoScreen):
     """The game record in four tabs; Escape, q or s closes it (Escape leaves a replay first).
@@ -86,51 +63,24 @@ class RecordScreen(InfoScreen):
     WHAT = "the record"
     AUTO_FOCUS = "#players-table"
     """Focused as the screen is made, so the table is drawn once, focused, not twice."""
-    # All priority, for the order typed: a tab's key, Enter and Escape change what takes the
-    # keys, so ↓ left to the table would be overtaken by the Enter after it (test_record_screen).
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # Shown while a replay is on; otherwise they give way to the ones below.
-        Binding("left", "step(-1)", "Back", key_display="←", priority=True),
-        Binding("right", "step(1)", "Next", key_display="→", priority=True),
-        Binding("escape", "back_to_list", "List", priority=True),
-        # q and s close from anywhere, Escape from a list (on a replay it goes back to the
-        # list). The footer shows q: the game's q quits, so this one says it closes.
-        Binding("q,s", "close", "Close", priority=True),
-        Binding("escape", "close", "Close", show=False, priority=True),
-        # The footer offers the keys of the other lists (a replay is opened with Enter);
-        # each key answers on every tab, through its hidden twin where it is not offered.
-        *(
-            Binding(key, f"show_tab('{tab}')", label, priority=True)
-            for key, (tab, label) in _TAB_KEYS.items()
-        ),
-        *(
-            Binding(key, f"show_tab('{tab}', False)", label, show=False, priority=True)
-            for key, (tab, label) in _TAB_KEYS.items()
-        ),
-        *(
-            Binding(str(column), f"sort({column})", f"Sort by {heading}", show=False, priority=True)
-            for column, (_, heading) in enumerate(PLAYER_COLUMNS, start=1)
-        ),
-        *(
-            Binding(key, f"move('{key}')", f"Move {key}", show=False, priority=True)
-            for key in _TABLE_KEYS
-        ),
-        Binding("i", "details", "Details", priority=True),
-        Binding("enter", "open_selected", "Open", show=False, priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = BINDINGS
 
     def __init__(
         self,
         record: GameRecord,
-        players: tuple[Player, Player] | None,
+        series: Series | None,
         *,
         warn: Callable[[Iterable[str]], None] | None = None,
     ) -> None:
         super().__init__()
         self.record = record
         """Where the rows come from."""
-        self.players = players
+        self.players = series.players if series else None
         """The two players of this session, for Head to head."""
+        self.variant = series.variant.name if series else CLASSIC_NAME
+        """The name of the game whose record is on show."""
+        self._offered: bool | None = None
+        """Whether the record has a choice of game to show (None: not read yet)."""
         self._warn = warn
         self.sort = PlayerSort.WINS
         """The Players table's order: the column, and `descending`."""
@@ -146,7 +96,7 @@ class RecordScreen(InfoScreen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="record", classes="dialog"):
-            yield Static("Game record", id="record-title")
+            yield Static(self._title(), id="record-title", markup=False)
             with TabbedContent(initial="players"):
                 with TabPane("Players", id="players"):
                     yield Static(
@@ -171,11 +121,36 @@ class RecordScreen(InfoScreen):
         self._load_players()
         self._tell()
 
+    @property
+    def games_offered(self) -> bool:
+        """Whether `g` is offered: the record has matches of a game other than classic, or
+        the one on show is another (read once, and again with the tables)."""
+        if self._offered is None:
+            self._offered = self.variant != CLASSIC_NAME or any(
+                self.record.has_played(name) for name in VARIANTS if name != CLASSIC_NAME
+            )
+        return self._offered
+
+    def _title(self) -> str:
+        """ "Game record", and the game's name once there is a choice of game."""
+        if not self.games_offered:
+            return "Game record"
+        return f"Game record · {VARIANTS[self.variant].title}"
+
+    def action_next_game(self) -> None:
+        """Show the record of the next game: every table made so far reads it again."""
+        names = list(VARIANTS)
+        self.variant = names[(names.index(self.variant) + 1) % len(names)]
+        self.reload()
+
     def reload(self) -> None:
         """Read the record again, for matches saved since the screen opened: every table
         made so far, and where the record is kept."""
         if not self.query("#players-table"):
             return
+        self._offered = None
+        self.query_one("#record-title", Static).update(self._title())
+        self.refresh_bindings()
         self._load_players()
         if "head-to-head" in self._filled:
             self.query_one("#h2h-summary", DataTable).clear(columns=True)
@@ -224,7 +199,8 @@ class RecordScreen(InfoScreen):
         table = self.query_one("#players-table", PagedTable)
         table.clear(columns=True)
         sort, descending = self.sort, self.descending
-        first = self.record.players(sort, descending=descending, limit=PAGE)
+        game = self.variant
+        first = self.record.players(sort, descending=descending, limit=PAGE, variant=game)
         widest = max((player_label(totals.player).cell_len for totals in first), default=0)
         width = table.scrollable_content_region.width or None
         arrow = " ▼" if descending else " ▲"
@@ -242,7 +218,9 @@ class RecordScreen(InfoScreen):
             rows = (
                 first
                 if not loaded
-                else self.record.players(sort, descending=descending, offset=loaded, limit=PAGE)
+                else self.record.players(
+                    sort, descending=descending, offset=loaded, limit=PAGE, variant=game
+                )
             )
             kept.update((f"player-{loaded + index}", totals) for index, totals in enumerate(rows))
             return [
@@ -292,7 +270,7 @@ class RecordScreen(InfoScreen):
         if self.players is None:
             hint.update("No series in progress.")
             return
-        head = self.record.head_to_head(self.players)
+        head = self.record.head_to_head(self.players, variant=self.variant)
         for index, player in enumerate(self.players):
             summary.add_row(
                 player_label(player),
@@ -323,10 +301,11 @@ class RecordScreen(InfoScreen):
         self, table: PagedTable, between: tuple[Player, Player] | None
     ) -> Callable[[int], list[Row]]:
         oldest: list[int] = []
+        game = self.variant
 
         def page(loaded: int) -> list[Row]:
             before = oldest[-1] if loaded and oldest else None
-            matches = self.record.recent(before=before, limit=PAGE, between=between)
+            matches = self.record.recent(before=before, limit=PAGE, between=between, variant=game)
             if matches and matches[-1].id is not None:
                 oldest.append(matches[-1].id)
             return [(f"match-{match.id}", match_row(match)) for match in matches]
@@ -375,6 +354,8 @@ class RecordScreen(InfoScreen):
         tabs = self.query(TabbedContent)
         active = tabs.first().active if tabs else "players"
         on_replay = active == "replay"
+        if action == "next_game":
+            return self.games_offered
         if action == "show_tab" and parameters[1:] != (False,):
             return not on_replay and parameters[0] not in (active, "replay")
         if action in ("step", "back_to_list"):
@@ -403,16 +384,16 @@ class RecordScreen(InfoScreen):
         """A key that moves through the table on show (or the replay, for Home and End)."""
         tab = self.tabs.active
         if tab == "replay":
-            if key in _REPLAY_KEYS:
-                await self.query_one(ReplayPane).run_action(_REPLAY_KEYS[key])
+            if key in REPLAY_KEYS:
+                await self.query_one(ReplayPane).run_action(REPLAY_KEYS[key])
             return
-        table = next(self.query(f"#{_TAB_TARGETS[tab]}").results(PagedTable), None)
+        table = next(self.query(f"#{TAB_TARGETS[tab]}").results(PagedTable), None)
         if table is not None:
-            await table.run_action(_TABLE_KEYS[key])
+            await table.run_action(TABLE_KEYS[key])
 
     def _selected(self) -> tuple[PagedTable, str] | None:
         """The table on show and the key of its row under the cursor, if it has rows."""
-        table = next(self.query(f"#{_TAB_TARGETS[self.tabs.active]}").results(PagedTable), None)
+        table = next(self.query(f"#{TAB_TARGETS[self.tabs.active]}").results(PagedTable), None)
         if table is None or not table.row_count:
             return None
         return table, table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
@@ -441,6 +422,11 @@ class RecordScreen(InfoScreen):
     async def _show_tab(self, tab: str) -> None:
         await self._fill(tab)
         self.tabs.active = tab
+        replaying = self.query_one(ReplayPane).match if tab == "replay" else None
+        for name in VARIANTS:  # for the stylesheet: a small screen gives the board more room
+            self.set_class(
+                replaying is not None and replaying.variant == name, f"-replaying-{name}"
+            )
         target = self._focus_tab(tab)
         # Focusing a widget in a pane tells the TabbedContent to show that pane, by messages
         # passed up from the widget; were a later key to switch tabs before they arrived,
@@ -460,7 +446,7 @@ class RecordScreen(InfoScreen):
 
     def _focus_tab(self, tab: str) -> Widget:
         """Give the tab's table (or the replay) the keys now, not after the next frame."""
-        widget = self.query_one(f"#{_TAB_TARGETS[tab]}")
+        widget = self.query_one(f"#{TAB_TARGETS[tab]}")
         self.refresh_bindings()  # the replay's keys show on its tab only
         if self.focused is not widget:
             self.set_focus(widget)

@@ -2,8 +2,10 @@
 
 Its actions step through the moves (`step`, `first`, `last`: the record screen runs
 them for ←/→ and Home/End, in turn with its other keys), and the move list marks
-where you are (▶, and highlighted; clicking a line jumps to it). The board is the
-game's own `Board`, shown a position at a time; it takes no input here.
+where you are (▶, and highlighted; clicking a line jumps to it). The board is the one the
+game itself shows for the match's variant (`boards.board_for`: classic's `Board`, the Ultimate
+board), shown a position at a time; it takes no input here. The pane has the class of its
+match's variant (`-classic`, `-ultimate`), for the stylesheet.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from textual.reactive import var
 from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
-from tictactoe.core.engine import GameState
 from tictactoe.core.labels import display_name, result_text
 from tictactoe.core.names import NAME_WIDTH, short
-from tictactoe.core.rules import CLASSIC
+from tictactoe.core.rules import CLASSIC, VARIANTS, Position, Variant, variant
 from tictactoe.record import MatchRecord
 from tictactoe.tui.widgets.board import Board
+from tictactoe.tui.widgets.boards import BOARDS, GameBoard, board_for
 
 __all__ = ["ReplayPane", "local_time", "move_lines"]
 
@@ -45,14 +47,20 @@ RESULT_NAME_WIDTH: Final = 12
 def move_lines(match: MatchRecord, width: int | None = None) -> list[str]:
     """The move list: "Start" and then one line a move, "3. Ada X top-left". A name takes
     at most `NAME_WIDTH` cells, and fewer where its line would not fit in `width`: the name
-    is shortened, the move kept whole."""
+    is shortened, the move kept whole; left out where even its first letter would not fit, and
+    then the move's words are cut short if they still do not."""
     positions = match.positions()
+    words = variant(match.variant).short_move_words
     lines = [f"Start: {match.marks[match.first_mover]} to move"]
     for number, (before, cell) in enumerate(zip(positions, match.moves, strict=False), start=1):
-        head, tail = f"{number}. ", f" {before.to_move} {CLASSIC.short_move_words(cell)}"
-        room = NAME_WIDTH if width is None else max(1, min(NAME_WIDTH, width - len(head + tail)))
+        head, tail = f"{number}. ", f" {before.to_move} {words(cell)}"
+        room = NAME_WIDTH if width is None else min(NAME_WIDTH, width - len(head + tail))
         mover = display_name(match.players[match.marks.index(before.to_move)])
-        lines.append(head + short(mover, room) + tail)
+        # a name cut to its ellipsis says nothing: the mark says who moved
+        line = head + short(mover, room) + tail if room > 1 else head + tail.lstrip()
+        if width is not None and len(line) > width:  # the line under the board says it whole
+            line = line[: width - 1] + "…"
+        lines.append(line)
     lines = lines[: len(positions)]
     return lines
 
@@ -69,13 +77,23 @@ class ReplayPane(TabPane, can_focus=True):
         super().__init__("Replay", id="replay")
         self._from_start = False
         """Whether the match on show opened at its start (else at its last move)."""
-        self._positions: tuple[GameState, ...] = ()
+        self._positions: tuple[Position, ...] = ()
         """The board before the first move and after each one."""
+        self._board: GameBoard | None = None
+        """The board of the match on show's variant, once a match is shown."""
         self._lines: list[str] = []
         """The move list's lines, without the mark of the current one."""
 
     @property
+    def game_board(self) -> GameBoard:
+        """The board the match on show is drawn on, its variant's (made with the first match
+        shown)."""
+        assert self._board is not None, "no match has been shown yet"
+        return self._board
+
+    @property
     def board(self) -> Board:
+        """The classic board, while a classic match is on show."""
         return self.query_one("#replay-board", Board)
 
     @property
@@ -95,10 +113,11 @@ class ReplayPane(TabPane, can_focus=True):
     async def show(self, match: MatchRecord, *, from_start: bool = False) -> None:
         """Show `match` at its last move, or `from_start`, to be played through as it was; the
         board is made the first time (not on opening)."""
+        game = VARIANTS.get(match.variant)
+        if game is None:
+            return
         if not self.query("#replay-match"):
-            board = Board(id="replay-board")
-            board.can_focus = False
-            board.cursor = -1  # no cell is under a cursor in a replay
+            board = self._new_board(game)
             moves = OptionList(id="replay-moves", markup=False)
             moves.can_focus = False  # the pane's own keys step; a click on a line still works
             await self.mount(
@@ -109,8 +128,21 @@ class ReplayPane(TabPane, can_focus=True):
                     id="replay-match",
                 )
             )
+        elif not isinstance(self.game_board, BOARDS[game.name]):
+            await self.game_board.remove()
+            await self.query_one("#replay-body").mount(self._new_board(game), before=0)
+        for name in VARIANTS:
+            self.set_class(name == game.name, f"-{name}")
         self._from_start = from_start
         self.match = match
+
+    def _new_board(self, game: Variant) -> GameBoard:
+        """A board for matches of `game`, for showing only."""
+        board = board_for(game, id="replay-board")
+        board.can_focus = False
+        board.cursor = -1  # no cell is under a cursor in a replay
+        self._board = board
+        return board
 
     def watch_match(self, match: MatchRecord | None) -> None:
         self.set_class(match is None, "-empty")
@@ -132,8 +164,8 @@ class ReplayPane(TabPane, can_focus=True):
         moves.add_options([Option(self._line(index)) for index in range(len(self._lines))])
         self.step = 0 if self._from_start else len(self._positions) - 1
         self._show(self.step)
-        if room is None:  # the list was just made: fit its lines once it has a width
-            self.call_after_refresh(self._fit_moves)
+        # fit its lines once the list has its width (just made, or another game's)
+        self.call_after_refresh(self._fit_moves)
 
     def _room(self) -> int | None:
         """Cells a line of the move list has beside the current move's marker; None until
@@ -154,6 +186,10 @@ class ReplayPane(TabPane, can_focus=True):
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_moves)  # once the list has its new width
 
+    def _words(self, move: int) -> str:
+        """A move of the match on show in a few words ("centre board, top-left")."""
+        return variant(self.match.variant if self.match else CLASSIC.name).short_move_words(move)
+
     def _line(self, index: int) -> Content:
         return Content(("  ", CURRENT)[index == self.step] + self._lines[index])
 
@@ -165,11 +201,15 @@ class ReplayPane(TabPane, can_focus=True):
     def _show(self, step: int) -> None:
         if not self._positions:
             return
-        self.board.match = self._positions[step]
+        self.game_board.match = self._positions[step]
         self.moves.replace_option_prompt_at_index(step, self._line(step))
         self.moves.highlighted = step
         last = len(self._positions) - 1
         where = f"Move {step} of {last}" if step else f"Start · {last} moves"
+        if step and self.match is not None and self.match.variant != CLASSIC.name:
+            # the move in words too: below 80 columns the board takes the move list's room
+            before = self._positions[step - 1]
+            where += f" · {before.to_move} {self._words(self.match.moves[step - 1])}"
         if step == last and self.match is not None:
             where += f" · {result_text(self.match.players, self.match.winner, NAME_WIDTH)}"
         self.query_one("#replay-where", Static).update(Content(where))
