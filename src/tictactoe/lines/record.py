@@ -1,5 +1,7 @@
 """The game record in words, for the line view: `r` says the totals, the head to head of the
 series' players and the recent matches; `p` and a number replays one of them move by move.
+Matches of every game are there, each said as its game says it (an Ultimate match names its
+game, its moves two digits each); totals are kept for each game apart.
 
 It reads the record through its queries (`tictactoe.record.queries`), as the full-screen record
 screen does; the players are named as the record names them (`tictactoe.core.labels`), so the
@@ -11,9 +13,10 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Final
 
-from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.finished import CLASSIC_NAME, FinishedMatch
 from tictactoe.core.labels import display_name, result_text
 from tictactoe.core.narration import LINE, KeyFor, replay
+from tictactoe.core.rules import VARIANTS, variant
 from tictactoe.core.series import Player
 
 if TYPE_CHECKING:
@@ -55,27 +58,39 @@ class RecordWords:
             self.record.flush(WAITED)
 
     def summary(self, players: tuple[Player, Player]) -> list[str]:
-        """Totals, the head to head of `players`, the recent matches."""
+        """Totals and the head to head of `players` for each game played, the recent matches.
+
+        A record of classic matches alone is said as it always was; once it holds another
+        game's, each game's totals and head to head are said under its name, and each recent
+        match names its game.
+        """
         record = self.record
-        lines = ["The record: players' totals, most wins first."]
-        for totals in record.players(limit=TOTALS):
+        games = [game for game in VARIANTS.values() if record.has_played(game.name)]
+        named = [game.name for game in games] not in ([], [CLASSIC_NAME])
+        lines = []
+        for game in games or [VARIANTS[CLASSIC_NAME]]:
+            at = f" at {game.title}" if named else ""
+            lines.append(f"The record{at}: players' totals, most wins first.")
+            for totals in record.players(limit=TOTALS, variant=game.name):
+                lines.append(
+                    f"{display_name(totals.player, NAME_ROOM)}: {_count(totals.wins, 'win')},"
+                    f" {_count(totals.losses, 'loss')}, {_count(totals.draws, 'draw')}."
+                )
+            if not games:
+                lines.append("No match is recorded yet.")
+            head = record.head_to_head(players, variant=game.name if named else None)
+            first, second = (display_name(player, NAME_ROOM) for player in players)
             lines.append(
-                f"{display_name(totals.player, NAME_ROOM)}: {_count(totals.wins, 'win')},"
-                f" {_count(totals.losses, 'loss')}, {_count(totals.draws, 'draw')}."
+                f"{first} against {second}{at}: {first} {_count(head.wins[0], 'win')},"
+                f" {second} {head.wins[1]}, draws {head.draws}."
             )
-        if len(lines) == 1:
-            lines.append("No match is recorded yet.")
-        head = record.head_to_head(players)
-        first, second = (display_name(player, NAME_ROOM) for player in players)
-        lines.append(
-            f"{first} against {second}: {first} {_count(head.wins[0], 'win')},"
-            f" {second} {head.wins[1]}, draws {head.draws}."
-        )
         recent = record.recent(limit=RECENT)
         if recent:
             lines.append("Recent matches, newest first; p and a number replays one.")
         for number, match in enumerate(recent, 1):
-            lines.append(f"{number}. {_who_against_whom(match)}: {_result(match)}.")
+            title = f"{variant(match.variant).title}, " if named else ""
+            said = f"{number}. {title}{_who_against_whom(match)}: {_result(match)}."
+            lines += textwrap.wrap(said, LINE)
         return lines + self._trouble()
 
     def replay(self, number: int, key_for: KeyFor) -> list[str]:
@@ -94,8 +109,13 @@ class RecordWords:
         when = (
             match.finished_at.astimezone().strftime("%Y-%m-%d %H:%M") if match.finished_at else ""
         )
-        head = f"Recent match {number}{', ' + when if when else ''}: {_who_against_whom(match)}."
-        return [head, *replay(match.players, match.marks, match.positions(), key_for)]
+        title = "" if match.variant == CLASSIC_NAME else f", {variant(match.variant).title}"
+        when = f", {when}" if when else ""
+        head = f"Recent match {number}{title}{when}: {_who_against_whom(match)}."
+        return [
+            *textwrap.wrap(head, LINE),
+            *replay(match.players, match.marks, match.positions(), key_for),
+        ]
 
     def _trouble(self) -> list[str]:
         """Why the record could not be read, or what is not saved in it, if anything."""
