@@ -84,9 +84,9 @@ def run(parsed: Parsed) -> int:
     with signals_stop(app.stop):
         series = app.run()
     if app.friend_online is not None:  # "A friend online" on the new-game screen
-        name, relay = app.friend_online
-        app.settings.update(relay=relay)  # remembered for next time; "" forgets it
-        options = [f"--player1={name}", *host_options(config)]
+        name, relay, game = app.friend_online
+        app.settings.update(relay=relay, variant=game)  # remembered for next time; "" forgets it
+        options = [f"--player1={name}", *host_options(replace(config, variant=game))]
         return play_online(parse(["host", *options, *([f"--relay={relay}"] if relay else [])]))
     if series is None:  # an unexpected error ended it: the score as of the last finished match
         series = app.series

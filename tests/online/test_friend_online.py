@@ -8,6 +8,7 @@ from textual.widgets import Input, Static
 
 from tictactoe.config import GameConfig
 from tictactoe.core.keys import KeyLayout
+from tictactoe.core.rules import CLASSIC, ULTIMATE, Variant
 from tictactoe.core.series import FirstMove
 from tictactoe.doors.relay_target import RelayTarget
 from tictactoe.options import host_options, parse_online
@@ -86,3 +87,29 @@ async def test_the_relay_used_last_time_is_offered_again(tmp_path: Path) -> None
         await pilot.press(*"Alice", "tab", "tab", *["down"] * 4, "enter", "ctrl+s")
         await pilot.pause()
     assert app.friend_online == FriendOnline("Alice", "me@relay.example.org")
+
+
+async def test_a_friend_online_hosts_the_game_chosen_on_the_screen() -> None:
+    app = TicTacToeApp(GameConfig(save=False, variant="ultimate"))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, NewGameScreen) and app.screen.variant == "ultimate"
+        await pilot.press(*"Alice", "tab", "tab", "down", "down", "down", "down", "enter")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.friend_online == FriendOnline("Alice", "", "ultimate")
+    config, _setup, host = parse_online(["host", *host_options(GameConfig(variant="ultimate"))])
+    assert host is not None and host.variant is ULTIMATE and config.variant == "ultimate"
+
+
+def test_host_plays_the_game_asked_for_else_the_one_last_chosen() -> None:
+    def hosted(*options: str) -> Variant:
+        _config, _setup, host = parse_online(["host", "--player1=Alice", *options])
+        assert host is not None
+        return host.variant
+
+    assert hosted() is CLASSIC
+    SettingsStore(default_settings_path()).update(variant="ultimate")
+    assert hosted() is ULTIMATE
+    assert hosted("--variant=classic") is CLASSIC
+    assert hosted("--no-save") is CLASSIC  # no settings read

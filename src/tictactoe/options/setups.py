@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
 from tictactoe.core.keys import KeyLayout
-from tictactoe.core.rules import CLASSIC, variant
 from tictactoe.core.series import FirstMove, NameClash
 from tictactoe.options.parsers import CommandParser
 from tictactoe.options.tree import add_game_options, tree
@@ -255,11 +254,21 @@ def online_setup(parsed: Parsed) -> tuple[GameConfig, JoinSetup, HostConfig | No
         grace=args.grace,
         max_watchers=args.max_watchers,
         first_move=config.first_move,
-        variant=variant(args.variant or CLASSIC.name),
+        variant=config.game(_remembered_game(config)),
         relay=args.relay,
         relay_port=args.relay_port,
     )
     return config, JoinSetup(), host
+
+
+def _remembered_game(config: GameConfig) -> str | None:
+    """The game last chosen on the new-game screen (a setting), which `host` plays without
+    --variant; None with --no-save, which keeps no settings."""
+    from tictactoe.settings import SettingsStore
+
+    store = SettingsStore(config.settings_path())
+    store.load()
+    return store.settings.variant
 
 
 def game_options(config: GameConfig) -> list[str]:

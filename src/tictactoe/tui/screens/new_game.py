@@ -57,6 +57,8 @@ class FriendOnline(NamedTuple):
     name: str
     relay: str = ""
     """The relay (`tictactoe host --relay`), `USER@HOST[:PORT]`; empty for none."""
+    variant: str = CLASSIC.name
+    """The game of the series, by name."""
 
 
 class OwnKeys(_WidgetMixin):
@@ -323,7 +325,7 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
             except ValueError as problem:
                 self._refuse(str(problem), "#relay")
                 return
-            self.dismiss(FriendOnline(clean_name(first, DEFAULT_NAMES[0]), relay))
+            self.dismiss(FriendOnline(clean_name(first, DEFAULT_NAMES[0]), relay, self.variant))
             return
         first_player: Player | str = first
         second: Player | str = self.query_one("#name-2", Input).value
