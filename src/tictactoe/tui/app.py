@@ -183,8 +183,11 @@ class TicTacToeApp(CrashReporting[Series | None]):
         return width < MIN_WIDTH or height < MIN_HEIGHT
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The command palette does not open below the minimum size."""
+        """The command palette does not open below the minimum size; while the computer plays
+        itself, any key ends it, and the footer offers `q` alone."""
         if action == "command_palette" and self._too_small(*self.size):
+            return False
+        if self._watching and action in ("show_record", "help"):
             return False
         return super().check_action(action, parameters)
 

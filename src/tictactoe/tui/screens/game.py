@@ -285,6 +285,8 @@ class GameScreen(MinimumSize, Screen[None]):
         and they do nothing (a digit or a mark still says that this screen is watching); `i`
         is the host's, online."""
         offered = parameters != (False,)
+        if self.series.computers_only:
+            return False  # any key ends the computer's play against itself (the app's `q` too)
         if action == "next_match" and offered and self.series.phase is not Phase.OVER:
             return False
         if action in ("undo", "hint") and offered and self.series.phase is not Phase.PLAYING:
