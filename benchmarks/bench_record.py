@@ -68,7 +68,7 @@ def build(path: Path, players: int, matches: int, seed: int = 1) -> float:
     record.close()
     later = {
         name: statement
-        for statement in MIGRATIONS[0]
+        for statement in MIGRATIONS[-1]
         for name in ("count_a_match", "matches_by_pair")
         if f" {name} " in statement
     }
@@ -108,8 +108,8 @@ def build(path: Path, players: int, matches: int, seed: int = 1) -> float:
         rows(),  # type: ignore[arg-type]
     )
     db.execute(
-        "INSERT INTO totals (player, wins, losses, draws)"
-        " SELECT player, sum(won), sum(lost), sum(drawn) FROM ("
+        "INSERT INTO totals (variant, player, wins, losses, draws)"
+        " SELECT 'classic', player, sum(won), sum(lost), sum(drawn) FROM ("
         "  SELECT player1 AS player, winner IS 1 AS won, winner IS 2 AS lost,"
         "         winner IS NULL AS drawn FROM matches"
         "  UNION ALL SELECT player2, winner IS 2, winner IS 1, winner IS NULL FROM matches"
@@ -121,6 +121,38 @@ def build(path: Path, players: int, matches: int, seed: int = 1) -> float:
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     return time.perf_counter() - started
+
+
+def bench_migration(path: Path, players: int, matches: int) -> float:
+    """Seconds the game takes to bring a record of schema version 1 (the classic record before
+    the game had a second game), `matches` among `players`, up to date: made by version 1's own
+    statements, then opened once (`GameRecord.ready`, as the record screen's opening does)."""
+    rng = random.Random(3)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute("BEGIN")
+    for statement in MIGRATIONS[0]:
+        db.execute(statement)
+    db.execute("PRAGMA user_version = 1")
+    db.executemany(
+        "INSERT INTO players (id, kind, name) VALUES (?, 'person', ?)",
+        ((number, f"Player {number:06}") for number in range(1, players + 1)),
+    )
+    pairs = ((rng.randrange(1, players), rng.randrange(1, players)) for _ in range(matches))
+    db.executemany(
+        "INSERT INTO matches (finished_at, player1, player2, mark1, first_mover, moves, winner)"
+        " VALUES ('2026-01-01 12:00:00', ?, ?, 'X', 1, '402635178', NULL)",
+        ((first, second + (second >= first)) for first, second in pairs),
+    )
+    db.execute("COMMIT")
+    db.close()
+    started = time.perf_counter()
+    record = GameRecord(path)
+    record.ready()
+    seconds = time.perf_counter() - started
+    assert record.match_count(variant="classic") == matches
+    record.close()
+    return seconds
 
 
 def ms(seconds: float) -> str:
@@ -278,6 +310,11 @@ def main() -> None:
             )
             print("  then Recent matches (m), made and filled when first shown")
             print(f"  median {ms(statistics.median(switches))}   worst {ms(max(switches))}")
+
+        older = Path(scratch) / "version-1.sqlite3"
+        seconds = bench_migration(older, min(args.players, 2_000), args.matches)
+        print(f"\nbringing a record of version 1 ({args.matches:,} classic matches) up to date")
+        print(f"  {seconds:.2f} s, once, off the screen's thread")
 
 
 if __name__ == "__main__":

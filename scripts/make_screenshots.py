@@ -1,7 +1,8 @@
 """Write an SVG screenshot of each main screen to screenshots/ (headless, reproducible),
 and a PNG of the game served to Chromium by `tictactoe serve` (browser.png).
 
-uv run python scripts/make_screenshots.py
+uv run python scripts/make_screenshots.py           every picture
+uv run python scripts/make_screenshots.py NAME ...  those named (ultimate, new-game...)
 
 The record screen's pictures read a small record of fixed matches, made in a
 temporary folder each run (times shown in UTC); every other picture keeps nothing.
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -27,10 +30,11 @@ if TYPE_CHECKING:
 
 import tictactoe.tui.app
 from tictactoe.config import GameConfig
-from tictactoe.core.ai import Level
+from tictactoe.core.ai import Level, choose_move
 from tictactoe.core.engine import GameState, Mark
 from tictactoe.core.notices import Notice
 from tictactoe.core.series import ChooseMark, Intent, Play, Player, Series
+from tictactoe.core.ultimate import UltimateState
 from tictactoe.host.invitation import Invitation
 from tictactoe.online.protocol import Ended, Refused, State, Welcome
 from tictactoe.play.seat_table import SeatTable
@@ -99,6 +103,26 @@ def _keys(*keys: str) -> Callable[[Pilot[object]], Awaitable[None]]:
     return press
 
 
+def _ultimate_opening(moves: int) -> tuple[int, ...]:
+    """The first `moves` moves of an Ultimate game, medium against easy from a fixed seed."""
+    rng, game = random.Random(8), UltimateState.new()
+    while len(game.moves) < moves:
+        level = Level.MEDIUM if game.to_move is Mark.X else Level.EASY
+        game = game.play(choose_move(game, level, rng))
+    return game.moves
+
+
+async def _ultimate(pilot: Pilot[object]) -> None:
+    """X chosen, then the opening typed by its digits (one when the board is forced)."""
+    await pilot.pause()
+    await pilot.press("x")
+    screen = pilot.app.screen
+    assert isinstance(screen, GameScreen)
+    for move in _ultimate_opening(26):
+        await pilot.press(*screen.board.key_for(move))
+    await pilot.pause()
+
+
 SHOTS: dict[str, tuple[GameConfig, Callable[[Pilot[object]], Awaitable[None]], tuple[int, int]]] = {
     "new-game": (GameConfig(computer_delay=0, save=False), _nothing, SIZE),
     "mark-choice": (HOT_SEAT, _nothing, SIZE),
@@ -117,6 +141,11 @@ SHOTS: dict[str, tuple[GameConfig, Callable[[Pilot[object]], Awaitable[None]], t
     "replay": (WITH_RECORD, _keys("x", "s", "m", "enter", "left", "left"), SIZE),
     "light-theme": (HOT_SEAT, _keys("x", "5", "7", "3"), SIZE),
     "too-small": (HOT_SEAT, _keys("x", "5"), (40, 12)),
+    "ultimate": (
+        GameConfig(player1="Ada", player2="Grace", variant="ultimate", seed=7, save=False),
+        _ultimate,
+        SIZE,
+    ),
 }
 
 
@@ -305,8 +334,11 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         os.chdir(scratch)
         make_record(RECORD)
-        for name in SHOTS:
+        named = sys.argv[1:]
+        for name in named or SHOTS:
             print(await shoot(name))
+        if named:
+            return
         for path in await shoot_online():
             print(path)
         print(await shoot_browser())

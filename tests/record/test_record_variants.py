@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import sqlite3
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -205,3 +206,22 @@ def test_the_record_refuses_moves_that_are_not_its_games() -> None:
         raise AssertionError(f"{variant} {moves!r} was kept")
     db.execute(insert, ("ultimate", ULTIMATE.write_moves((36, 1))))
     db.execute(insert, ("classic", CLASSIC.write_moves((4, 0, 8, 1, 7))))
+
+
+def test_ready_brings_a_record_of_version_1_up_to_date_off_the_screens_thread(
+    tmp_path: Path,
+) -> None:
+    """`ready` (what the app awaits in a thread of its own before the record screen reads)
+    opens the file and runs the step: the reads after it find it done."""
+    path = tmp_path / "record.sqlite3"
+    record_of_version_1(path)
+    record = GameRecord(path)
+    opened = threading.Thread(target=record.ready, args=(5,))
+    opened.start()
+    opened.join(30)
+    assert not opened.is_alive()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    db.close()
+    assert record.match_count(variant="classic") == 3
+    record.close()

@@ -52,10 +52,10 @@ class RecordWords:
         self.record = record
 
     def ready(self) -> None:
-        """Let the matches handed to the record be written first (for a while at most): the
-        record said shows every match finished before it was asked for."""
-        if self.record.busy:
-            self.record.flush(WAITED)
+        """Open the file (an earlier version's brought up to date) and let the matches handed
+        to the record be written first (for a while at most): the record said shows every
+        match finished before it was asked for."""
+        self.record.ready(WAITED)
 
     def summary(self, players: tuple[Player, Player]) -> list[str]:
         """Totals and the head to head of `players` for each game played, the recent matches.

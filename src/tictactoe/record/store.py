@@ -147,6 +147,16 @@ class GameRecord(Queries):
         self._writer.flush(timeout)
         return not self.unsaved
 
+    def ready(self, timeout: float | None = None) -> None:
+        """Before reading: open the file if it is not open yet (made, or brought up to date
+        from an earlier version, which takes seconds for a big record), and wait for what the
+        writer thread is writing (for `timeout` seconds at most). Called off the screen's
+        thread, so that the reads after it find the file open."""
+        with self._lock:
+            self._connection()
+        if self.busy:
+            self.flush(timeout)
+
     def finish(self, timeout: float | None = None) -> None:
         """At quit: one last try to write what waits, then close the file. It waits at most
         `timeout` seconds (by default, as long as a write under way and one more may wait

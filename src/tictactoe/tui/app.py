@@ -450,11 +450,10 @@ class TicTacToeApp(CrashReporting[Series | None]):
         game = self.game_screen
         if game is not None:
             self._record(game.series)  # a match ended by the key before `s`, typed with it
-        if self._game_record is not None and self._game_record.busy:
-            # Its own thread is writing: let it finish, unless another program holds the
-            # file's lock (the screen then says what is not saved yet, and reads again
-            # once it is).
-            await asyncio.to_thread(self._game_record.flush, RECORD_SHOWN_WITHIN)
+        # The file opened (an earlier version's brought up to date) and what its own thread
+        # is writing let finish, off this thread, unless another program holds the file's
+        # lock (the screen then says what is not saved yet, and reads again once it is).
+        await asyncio.to_thread(self.record.ready, RECORD_SHOWN_WITHIN)
         await self.push_screen(
             RecordScreen(self.record, game.series if game else None, warn=self._warn)
         )
