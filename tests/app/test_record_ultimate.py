@@ -120,3 +120,22 @@ async def test_a_record_of_classic_alone_offers_no_choice_of_game(
         assert str(screen(ui).query_one("#record-title").render()) == "Game record"
         await ui.press("g")
         assert screen(ui).variant == "classic"
+
+
+async def test_from_an_ultimate_series_before_its_first_match_g_goes_both_ways(
+    start: Start, tmp_path: Path
+) -> None:
+    """The record has classic matches alone; the series plays Ultimate: its empty table says
+    which game has none yet, and g shows classic's and comes back."""
+    config = files(tmp_path)
+    record = GameRecord(tmp_path / "record.sqlite3")
+    record.add(FinishedMatch((ADA, BOB), (Mark.X, Mark.O), 0, (0, 3, 1, 4, 2), 0))
+    record.close()
+    async with start(variant="ultimate", **HOT_SEAT, **config) as ui:
+        await ui.press("x", "s")
+        assert column(ui, "#players-table") == ["No Ultimate matches recorded yet"]
+        await ui.press("g")
+        assert "Game record · Classic" in str(screen(ui).query_one("#record-title").render())
+        assert column(ui, "#players-table") == ["Ada", "Bob"]
+        await ui.press("g")
+        assert screen(ui).variant == "ultimate"

@@ -79,6 +79,8 @@ class RecordScreen(InfoScreen):
         """The two players of this session, for Head to head."""
         self.variant = series.variant.name if series else CLASSIC_NAME
         """The name of the game whose record is on show."""
+        self._played = self.variant
+        """The name of the game being played when the screen opened."""
         self._offered: bool | None = None
         """Whether the record has a choice of game to show (None: not read yet)."""
         self._warn = warn
@@ -124,9 +126,9 @@ class RecordScreen(InfoScreen):
     @property
     def games_offered(self) -> bool:
         """Whether `g` is offered: the record has matches of a game other than classic, or
-        the one on show is another (read once, and again with the tables)."""
+        another is being played (read once, and again with the tables)."""
         if self._offered is None:
-            self._offered = self.variant != CLASSIC_NAME or any(
+            self._offered = self._played != CLASSIC_NAME or any(
                 self.record.has_played(name) for name in VARIANTS if name != CLASSIC_NAME
             )
         return self._offered
@@ -230,7 +232,11 @@ class RecordScreen(InfoScreen):
 
         table.load(page)
         if not table.row_count:
-            empty = UNREADABLE if self.record.unreadable else "No matches recorded yet"
+            empty = "No matches recorded yet"
+            if self.games_offered:
+                empty = f"No {VARIANTS[game].title} matches recorded yet"
+            if self.record.unreadable:
+                empty = UNREADABLE
             table.add_row(Text(empty, style="dim"), *[Text("")] * 5)
 
     def on_resize(self) -> None:
