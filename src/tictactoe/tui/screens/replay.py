@@ -47,20 +47,23 @@ RESULT_NAME_WIDTH: Final = 12
 def move_lines(match: MatchRecord, width: int | None = None) -> list[str]:
     """The move list: "Start" and then one line a move, "3. Ada X top-left". A name takes
     at most `NAME_WIDTH` cells, and fewer where its line would not fit in `width`: the name
-    is shortened, the move kept whole; left out where even its first letter would not fit, and
-    then the move's words are cut short if they still do not."""
+    is shortened, the move kept whole. A move whose words come in pieces (an Ultimate move:
+    its board, then its cell) goes on to a second line between them where the whole name
+    would otherwise not fit; the name is left out where even its first letter would not."""
     positions = match.positions()
-    words = variant(match.variant).short_move_words
+    game = variant(match.variant)
     lines = [f"Start: {match.marks[match.first_mover]} to move"]
     for number, (before, cell) in enumerate(zip(positions, match.moves, strict=False), start=1):
-        head, tail = f"{number}. ", f" {before.to_move} {words(cell)}"
-        room = NAME_WIDTH if width is None else min(NAME_WIDTH, width - len(head + tail))
+        head, phrases = f"{number}. ", game.move_phrases(cell)
+        tail, rest = f" {before.to_move} {' '.join(phrases)}", ""
         mover = display_name(match.players[match.marks.index(before.to_move)])
+        room = NAME_WIDTH if width is None else min(NAME_WIDTH, width - len(head + tail))
+        if room < len(short(mover)) and len(phrases) > 1:
+            tail, rest = f" {before.to_move} {phrases[0]}", " ".join(phrases[1:])
+            room = min(NAME_WIDTH, (width or 0) - len(head + tail))
         # a name cut to its ellipsis says nothing: the mark says who moved
         line = head + short(mover, room) + tail if room > 1 else head + tail.lstrip()
-        if width is not None and len(line) > width:  # the line under the board says it whole
-            line = line[: width - 1] + "…"
-        lines.append(line)
+        lines.append(line + (f"\n{' ' * len(head)}{rest}" if rest else ""))
     lines = lines[: len(positions)]
     return lines
 
@@ -191,7 +194,9 @@ class ReplayPane(TabPane, can_focus=True):
         return variant(self.match.variant if self.match else CLASSIC.name).short_move_words(move)
 
     def _line(self, index: int) -> Content:
-        return Content(("  ", CURRENT)[index == self.step] + self._lines[index])
+        margin = " " * len(CURRENT)  # a move's second line, under its first
+        line = self._lines[index].replace("\n", "\n" + margin)
+        return Content((margin, CURRENT)[index == self.step] + line)
 
     def watch_step(self, old: int, step: int) -> None:
         if 0 <= old < len(self._lines):
