@@ -179,3 +179,18 @@ async def test_computer_against_computer_chosen_on_the_new_game_screen(start: St
         assert "Computer 1 is choosing a mark" in ui.status()
         await ui.press("x")
         await running_until(ui, lambda: not ui.app.is_running, "the app's end", ui.status)
+
+
+async def test_player_1s_computer_alone_on_the_command_line_opens_the_screen_on_it(
+    start: Start,
+) -> None:
+    async with start(player1_level=Level.EASY, computer_delay=60) as ui:
+        screen = ui.app.screen
+        assert isinstance(screen, NewGameScreen) and screen.computers
+        assert not screen.query_one("#player-1").display
+        assert not screen.query_one("#player-2").display
+        assert pressed(ui, "level-1") == "level-1-easy"
+        assert ui.app.focused is screen.query_one("#level-1")
+        await ui.press("ctrl+s")
+        await ui.pilot.pause()
+        assert [player.level for player in ui.series.players] == [Level.EASY, Level.HARD]

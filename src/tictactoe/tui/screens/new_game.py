@@ -108,8 +108,9 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
     """Collects the game and the players; dismisses with a new `Series` once the names are
     valid, or with `FriendOnline` to host a series for a friend on another machine."""
 
-    AUTO_FOCUS = "#name-1"
-    """The first name has the keys at once (the game's choice above it keeps its default)."""
+    AUTO_FOCUS = "#level-1, #name-1"
+    """The first name has the keys at once (the game's choice above it keeps its default); the
+    first computer's level, when the command line seated the computer there."""
 
     # Priority: each moves the focus or leaves the screen as it arrives, so the keys typed
     # after it reach the next field, or the game (test_bursts, test_new_game).
@@ -172,7 +173,9 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                         yield RadioButton(game.title, id=f"game-{name}", value=name == self.game)
             if computers:
                 yield self._computer_seat(1)
-            with Horizontal(classes="field", id="player-1"):
+            first, second = (Horizontal(classes="field", id=f"player-{seat}") for seat in (1, 2))
+            first.display = second.display = not computers  # each seat's level in its place
+            with first:
                 yield Label("Player 1", classes="field-label")
                 yield NameField(
                     clean_name(config.player1 or "", ""),
@@ -180,7 +183,7 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                     id="name-1",
                     select_on_focus=False,
                 )
-            with Horizontal(classes="field", id="player-2"):
+            with second:
                 yield Label("Player 2", classes="field-label")
                 yield NameField(
                     clean_name(config.player2 or "", "") if against is None else "",
