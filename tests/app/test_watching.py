@@ -3,7 +3,10 @@ either seat: against itself it plays match after match, and any key ends the ser
 
 from __future__ import annotations
 
+import io
 import json
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ from app.conftest import Driver, Start, running_until
 from tictactoe.core.ai import Level
 from tictactoe.core.rules import CLASSIC, ULTIMATE
 from tictactoe.core.series import Player
+from tictactoe.lines.play import play_lines
 from tictactoe.options import game_options, parse_config
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.screens.new_game import NewGameScreen
@@ -194,3 +198,34 @@ async def test_player_1s_computer_alone_on_the_command_line_opens_the_screen_on_
         await ui.press("ctrl+s")
         await ui.pilot.pause()
         assert [player.level for player in ui.series.players] == [Level.EASY, Level.HARD]
+
+
+class _StopsAfterAMatch(io.StringIO):
+    """What the line mode says; once it says a match was played, a line is typed."""
+
+    def __init__(self, typing: int) -> None:
+        super().__init__()
+        self.typing = typing
+
+    def write(self, text: str) -> int:
+        if "1 match played" in text and self.typing >= 0:
+            os.write(self.typing, b"\n")
+            os.close(self.typing)
+            self.typing = -1
+        return super().write(text)
+
+
+def test_in_the_line_mode_the_computer_plays_itself_until_a_line_is_typed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    reading, typing = os.pipe()
+    config = parse_config(["--player1-computer", "easy", "--player2-computer", "hard"])
+    out = _StopsAfterAMatch(typing)
+    with os.fdopen(reading, encoding="utf-8") as source:
+        status = play_lines(replace(config, computer_delay=0, save=False), source, out)
+    said = out.getvalue()
+    assert status == 0, said
+    assert "The computer plays itself: any line ends the series with the score." in said
+    assert "next match" not in said, said
+    assert "; 1 match played." in said, said[-300:]
+    assert "Final score" in capsys.readouterr().out

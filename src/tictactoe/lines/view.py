@@ -196,6 +196,8 @@ class LineView:
         self._lines([introduce(series)])
         if self.table.watching:
             self._lines(["You are watching. b: the board; s: the score; q: stop watching."])
+        elif series.computers_only:
+            self._lines(["The computer plays itself: any line ends the series with the score."])
         else:
             self._lines(["Type ? and Enter for the keys."])
         self.table.next_step()
@@ -206,7 +208,8 @@ class LineView:
         series = self.table.series
         actor = series.actor
         asked = prompt(series) if actor is not None and self.table.acts_for(actor) else None
-        if asked is None and series.phase is Phase.OVER and not self.table.watching:
+        watched = self.table.watching or series.computers_only  # nobody asks for a match
+        if asked is None and series.phase is Phase.OVER and not watched:
             asked = "n and Enter: next match; q and Enter: quit:"
         if asked is not None and asked != self._asked:
             self._lines([asked])
