@@ -225,3 +225,52 @@ def test_ready_brings_a_record_of_version_1_up_to_date_off_the_screens_thread(
     db.close()
     assert record.match_count(variant="classic") == 3
     record.close()
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "record-version-1.sqlite3"
+"""A record written by the game's own code before the record knew games (schema version 1, the
+code of c9ac92e's parent, through `GameRecord.add` and its import of an old stats.json): Ada,
+Bob, the hard computer, three classic matches and Grace's imported totals; the file as that
+code left it, its write-ahead log folded in."""
+
+
+def test_a_record_written_by_the_code_of_version_1_keeps_every_match_as_classic(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "record.sqlite3"
+    path.write_bytes(FIXTURE.read_bytes())
+    before = sqlite3.connect(path)
+    assert before.execute("PRAGMA user_version").fetchone() == (1,)
+    rows = before.execute(
+        "SELECT id, finished_at, player1, player2, mark1, first_mover, moves, winner"
+        " FROM matches ORDER BY id"
+    ).fetchall()
+    before.close()
+
+    record = GameRecord(path)
+    record.ready()
+    after = sqlite3.connect(path)
+    assert after.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    assert (
+        after.execute(
+            "SELECT id, finished_at, player1, player2, mark1, first_mover, moves, winner"
+            " FROM matches WHERE variant = 'classic' ORDER BY id"
+        ).fetchall()
+        == rows
+    )
+    after.close()
+    newest, middle, oldest = record.recent()
+    assert all(match.variant == "classic" for match in (newest, middle, oldest))
+    assert oldest.players == (ADA, BOB) and oldest.winner == 0
+    assert oldest.moves == (0, 3, 1, 4, 2) and oldest.positions()[-1].winner is Mark.X
+    assert middle.positions()[-1].is_draw and newest.players == (ADA, HARD)
+    assert newest.winner == 1 and newest.positions()[-1].winner is Mark.O
+    totals = {row.player: (row.wins, row.losses, row.draws) for row in record.players()}
+    assert totals == {
+        ADA: (1, 1, 1),
+        BOB: (0, 1, 1),
+        HARD: (1, 0, 0),
+        Player("Grace"): (4, 5, 6),
+    }
+    assert not record.has_played("ultimate") and record.take_notices() == []
+    record.close()
