@@ -130,7 +130,7 @@ async def first_words(process: asyncssh.SSHClientProcess[str]) -> str:
 
 def test_a_guest_flood_from_40_addresses_leaves_room_for_a_friend_with_a_key(club: Club) -> None:
     alice = club.ssh("alice", "alice")  # claims her handle first, as a friend of the club has
-    alice.expect(r"alice · 1500 ± \d+")
+    alice.expect(r"alice · Classic 1500 ± \d+")
     alice.from_now().send(b"q")
     assert alice.finish() == 0
 
@@ -150,7 +150,7 @@ def test_a_guest_flood_from_40_addresses_leaves_room_for_a_friend_with_a_key(clu
     friend = Terminal(ssh_line(club, "alice", "alice"))
     club.players.append(friend)
     deadline = started + 3 * WAIT
-    while "alice · 1500" not in friend.text:  # her lobby's line, whatever the flood does
+    while "alice · Classic 1500" not in friend.text:  # her lobby's line, whatever the flood does
         assert time.monotonic() < deadline, f"alice never came in: {friend.text!r}"
         assert friend.poll() is None, f"alice was refused: {friend.text!r} {club.server.text!r}"
         Terminal.read_all(0.05)

@@ -117,7 +117,7 @@ def sit_down(club: Club, unrated: bool = False) -> tuple[Terminal, Terminal]:
     alice.expect("Open tables")
     bob.expect("Open tables")
     alice.from_now().send(b"u\r" if unrated else b"o\r")  # the dialog: Enter opens as shown
-    bob.expect(r"alice 1500 ± \d+ (un)?rated · open")
+    bob.expect(r"alice (1500 ± \d+|unrated) Classic · open")
     bob.from_now().send(b"\r")
     alice.expect("alice, choose your mark")
     bob.from_now()
@@ -128,7 +128,7 @@ def sit_down(club: Club, unrated: bool = False) -> tuple[Terminal, Terminal]:
 
 def test_a_key_claims_a_handle_another_key_is_refused_and_no_key_is_a_guest(club: Club) -> None:
     alice = club.ssh("Alice", "alice")
-    alice.expect(r"alice · 1500 ± \d+")
+    alice.expect(r"alice · Classic 1500 ± \d+")
     alice.expect("Open tables")
 
     thief = club.ssh("alice", "mallory")
@@ -164,7 +164,7 @@ def test_two_players_meet_play_a_rated_match_and_a_third_sees_the_ladder(club: C
     alice.expect("bob left the series")
 
     carol = club.ssh("carol", "carol")
-    carol.expect("carol · 1500")
+    carol.expect("carol · Classic 1500")
     ladder = carol.expect(r"1 alice (\d+) ± \d+ 1 0 0 2 bob (\d+) ± \d+ 0 0 1")
     assert int(ladder[1]) > 1500 > int(ladder[2])
 
@@ -199,7 +199,7 @@ def test_a_ban_ends_a_running_session_and_refuses_the_key_until_unbanned(club: C
     alice.expect("Open tables")
     bob.expect("Open tables")
     alice.from_now().send(b"o\r")
-    bob.expect(r"alice 1500 ± \d+ rated · open")
+    bob.expect(r"alice 1500 ± \d+ Classic · open")
     bob.from_now().send(b"\r")
     bob.expect("alice is choosing a mark")
 
@@ -215,7 +215,7 @@ def test_a_ban_ends_a_running_session_and_refuses_the_key_until_unbanned(club: C
 
     assert owner(club, "unban", "alice").returncode == 0
     back = club.ssh("alice", "alice")
-    back.expect(r"alice · 1500 ± \d+")
+    back.expect(r"alice · Classic 1500 ± \d+")
 
 
 def test_a_watcher_follows_a_table_and_goes_back_to_the_lobby(club: Club) -> None:
@@ -225,10 +225,10 @@ def test_a_watcher_follows_a_table_and_goes_back_to_the_lobby(club: Club) -> Non
     for player in (alice, bob, carol):
         player.expect("Open tables")
     alice.from_now().send(b"u\r")  # an unrated table
-    bob.expect(r"alice 1500 ± \d+ unrated · open")
+    bob.expect(r"alice unrated Classic · open")
     bob.from_now().send(b"\r")
     alice.expect("alice, choose your mark")
-    carol.expect(r"alice v bob 0–0 0 0")
+    carol.expect(r"alice v bob Classic 0–0 0 0")
     carol.from_now().send(b"\t\r")  # Enter on the table in play: watch it
     carol.expect("watching")
     alice.from_now().send(b"x")
@@ -263,7 +263,7 @@ def test_a_seat_away_past_the_grace_loses_the_match(tmp_path: Path) -> None:
         move(bob, b"1", alice, "bob O bottom-left")  # both have moved: leaving loses
         bob.close()
         alice.expect("bob did not come back in time")
-        alice.expect(r"alice · (1[6-9]\d\d) ± \d+")  # back in the lobby, the match won
+        alice.expect(r"alice · Classic (1[6-9]\d\d) ± \d+")  # back in the lobby, the match won
     finally:
         club.close()
 
@@ -278,8 +278,8 @@ def test_quick_pair_sits_with_the_waiting_player_and_a_held_key_changes_nothing(
     alice.from_now().send(b"p" * 40)  # nobody waits: one table opens; the rest are refused
     alice.expect("Nobody is waiting: your table is open.")
     alice.expect("waiting for someone to sit")
-    bob.expect(r"alice 1500 ± \d+ rated · open")
-    assert len(re.findall(r"alice 1500 ± \d+ rated · open", bob.text)) >= 1
+    bob.expect(r"alice 1500 ± \d+ Classic · open")
+    assert len(re.findall(r"alice 1500 ± \d+ Classic · open", bob.text)) >= 1
     bob.from_now().send(b"p")  # the closest waiting player: Alice
     alice.expect("alice, choose your mark")
     bob.expect("alice is choosing a mark")

@@ -56,7 +56,7 @@ from .test_club_end_to_end import club as club  # the fixture: a club running in
 from .test_club_end_to_end import move
 from .test_lobby_screen import LOBBY, FakeLobby, cells, club_app
 
-GUEST = Snapshot(You("guest-x7k2p9", True, ""), open=LOBBY.open)
+GUEST = Snapshot(You("guest-x7k2p9", True, ()), open=LOBBY.open)
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOr0NHFp5r2S4x2vAcqxH3DKVDzq1yZqVkU8fSuf0Wcj ada@phone"
 
 
@@ -118,7 +118,7 @@ async def test_the_dialog_works_by_its_own_widgets_too() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("o", "tab")  # from Open to Cancel
-        await pilot.press("tab", "tab")  # the rating, then the length
+        await pilot.press("tab", "tab", "tab")  # the game, the rating, then the length
         await pilot.press("right", "right", "space")  # 3 matches
         await pilot.press("shift+tab", "right", "space")  # unrated
         await pilot.pause()
@@ -152,16 +152,27 @@ async def test_r_offers_a_rematch_and_the_other_sees_it_offered() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        offering = Snapshot(You("ada", False, "1612 ± 120", waiting_at="9", waiting_for="alan"))
+        offering = Snapshot(
+            You("ada", False, (("classic", "1612 ± 120"),), waiting_at="9", waiting_for="alan")
+        )
         lobby.say(offering)
         await pilot.pause(0.1)
-        assert shown(app, "#you") == "ada · 1612 ± 120 · offering alan a rematch (c takes it back)"
+        assert (
+            shown(app, "#you")
+            == "ada · Classic 1612 ± 120 · offering alan a rematch (c takes it back)"
+        )
 
         kept = TableRow("9", ("alan",), True, 3, rating="1580 ± 130", rematch=True)
-        lobby.say(Snapshot(You("ada", False, "1612 ± 120", offered_by="alan"), open=(kept,)))
+        lobby.say(
+            Snapshot(
+                You("ada", False, (("classic", "1612 ± 120"),), offered_by="alan"), open=(kept,)
+            )
+        )
         await pilot.pause(0.1)
-        assert shown(app, "#you") == "ada · 1612 ± 120 · alan offers you a rematch: r takes it"
-        assert cells(app, "open") == [["alan", "1580 ± 130", "rematch · rated · 3"]]
+        assert (
+            shown(app, "#you") == "ada · Classic 1612 ± 120 · alan offers you a rematch: r takes it"
+        )
+        assert cells(app, "open") == [["alan", "1580 ± 130", "rematch · Classic · 3"]]
         await pilot.press("r")  # takes it
         await pilot.press("enter")  # or Enter on its row
         await pilot.pause()
@@ -311,7 +322,7 @@ def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: RunningClu
     alice.expect("Open tables")
     bob.expect("Open tables")
     alice.from_now().send(b"o3\r")  # a rated table, a series of three matches
-    bob.expect(r"alice 1500 ± \d+ rated · 3")
+    bob.expect(r"alice 1500 ± \d+ Classic · 3")
     bob.from_now().send(b"\r")
     alice.expect("alice, choose your mark")
 
@@ -346,7 +357,7 @@ def test_a_series_of_three_ends_by_itself_and_a_rematch_follows(club: RunningClu
     alice.from_now().send(b"r")  # a rematch offered to Bob
     alice.expect("offering bob a rematch")
     bob.expect("alice offers you a rematch: r takes it")
-    bob.expect(r"alice \d+ ± \d+ rematch · rated · 3")
+    bob.expect(r"alice \d+ ± \d+ rematch · Classic · 3")
     alice.from_now()
     bob.from_now().send(b"r")  # taken with one key; alice chose first last time: now bob
     bob.expect("bob, choose your mark")

@@ -205,7 +205,7 @@ def test_a_wrong_key_first_lets_the_right_one_in_and_alone_it_is_refused(
 ) -> None:
     both = Terminal(ssh_line(club, "alice", "mallory", "alice"))  # the wrong key offered first
     club.players.append(both)
-    both.expect(r"alice · 1[5-9]\d\d ± \d+")
+    both.expect(r"alice · Classic 1[5-9]\d\d ± \d+")
     both.expect("Open tables")
 
     wrong = Terminal(ssh_line(club, "alice", "mallory"))
@@ -267,7 +267,7 @@ def test_a_guest_flood_from_one_address_leaves_room_for_a_player(
     alice = Terminal(ssh_line(club, "alice", "alice", verbose=True))
     club.players.append(alice)
     alice.expect("Authenticated to 127.0.0.1")
-    alice.expect(r"alice · 1[5-9]\d\d ± \d+")
+    alice.expect(r"alice · Classic 1[5-9]\d\d ± \d+")
     said = flood()
     assert said.count(NO_TERMINAL) == GUESTS_PER_NETWORK  # in, as many as one address may
     assert said.count(TOO_MANY_GUESTS) == 40 - GUESTS_PER_NETWORK

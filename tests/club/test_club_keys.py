@@ -44,7 +44,7 @@ def test_a_pasted_key_line_adds_nothing_and_a_ban_spares_its_owner(club: Club) -
     mallory.expect("o Open p Pair")  # the lobby's keys again
     alice.from_now()
     mallory.send(b"o\r")  # a table: the club answers her asks in order, this one after the paste
-    alice.expect(r"mallory 1500 ± \d+ rated · open")
+    alice.expect(r"mallory 1500 ± \d+ Classic · open")
     mallory.send(b"q")  # her table closes as she goes
     assert mallory.finish() == 0
 
@@ -57,7 +57,7 @@ def test_a_pasted_key_line_adds_nothing_and_a_ban_spares_its_owner(club: Club) -
     alice.from_now().send(b"q")
     assert alice.finish() == 0
     again = club.ssh("alice", "alice")  # Mallory's ban is not Alice's
-    again.expect(r"alice · 1500 ± \d+")
+    again.expect(r"alice · Classic 1500 ± \d+")
     again.expect("Open tables")
 
 
@@ -78,7 +78,7 @@ def test_a_key_joins_a_handle_by_a_login_made_with_it_and_a_one_time_word(club: 
     assert wrong.finish() == 1
 
     phone = club.ssh(word, "phone")  # the word, with the key to add: in as alice
-    phone.expect(r"alice · 1500 ± \d+")
+    phone.expect(r"alice · Classic 1500 ± \d+")
     phone.expect(r"The key ▌? ?SHA256:.* now signs in as alice")
     phone.from_now().send(b"q")
     assert phone.finish() == 0
@@ -87,7 +87,7 @@ def test_a_key_joins_a_handle_by_a_login_made_with_it_and_a_one_time_word(club: 
     assert used.finish() == 1
 
     later = club.ssh("alice", "phone")  # from now on, the phone's key is alice's
-    later.expect(r"alice · 1500 ± \d+")
+    later.expect(r"alice · Classic 1500 ± \d+")
     later.from_now().send(b"q")
     assert later.finish() == 0
     assert len(fingerprints(club, "alice")) == 2

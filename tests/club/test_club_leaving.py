@@ -122,7 +122,7 @@ def test_a_seat_away_past_the_grace_after_both_moved_loses(club: Club) -> None:
 def test_both_away_past_the_grace_aborts_the_match(club: Club) -> None:
     alice, bob = both_moved(club)
     carol = club.ssh("carol", "carol")
-    carol.expect(r"alice v bob 0–0 0 0")
+    carol.expect(r"alice v bob Classic 0–0 0 0")
     for player in (bob, alice):  # bob drops first: the match is not given to alice
         os.kill(player.pid, signal.SIGKILL)
         player.close()

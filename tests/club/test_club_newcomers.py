@@ -41,8 +41,10 @@ from tictactoe.tui.screens.lobby import LobbyScreen
 from .test_club_features import at_table, goto, key_line, next_news, said, until
 from .test_lobby_screen import LOBBY, FakeLobby, cells, club_app
 
-GUEST = Snapshot(You("guest-x7k2p9", True, ""), open=LOBBY.open, playing=LOBBY.playing)
-WAITING = Snapshot(You("alice", False, "1500 ± 500", waiting_at="3"), ladder=LOBBY.ladder)
+GUEST = Snapshot(You("guest-x7k2p9", True, ()), open=LOBBY.open, playing=LOBBY.playing)
+WAITING = Snapshot(
+    You("alice", False, (("classic", "1500 ± 500"),), waiting_at="3"), ladder=LOBBY.ladder
+)
 
 
 def footer_keys(screen: Any) -> list[str]:
@@ -79,6 +81,8 @@ async def test_the_dialogs_choices_read_without_colour() -> None:
             assert isinstance(rendered, Content)
             marks[str(button.label)] = rendered.plain.strip("▐▌ ")[0]
     assert marks == {
+        "Classic": "●",
+        "Ultimate": "○",
         "Rated": "○",
         "Unrated": "●",
         "Open-ended": "○",
@@ -93,8 +97,8 @@ async def test_a_guests_table_shows_a_guest_not_a_rating() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert cells(app, "open") == [
-            ["grace", "1540 ± 200", "rated · 5"],
-            ["guest-x7k2p9", "guest", "unrated · open"],
+            ["grace", "1480 ± 310", "Ultimate · 5"],
+            ["guest-x7k2p9", "guest", "Classic · open"],
         ]
 
 

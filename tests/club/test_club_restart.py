@@ -43,12 +43,12 @@ def test_a_restart_keeps_players_their_keys_ratings_and_bans(tmp_path: Path) -> 
         word = alice.expect(r"ssh -p \d+ (alice\+[a-z0-9]{8})@HOST")[1]
         alice.send(b"\r")
         second = club.ssh(word, "second")
-        second.expect(f"alice · {rating['alice']}")
+        second.expect(f"alice · Classic {rating['alice']}")
         second.from_now().send(b"q")
         assert second.finish() == 0
 
         carol = club.ssh("carol", "carol")  # Carol claims her handle; the owner bans her
-        carol.expect(r"carol · 1500 ± \d+")
+        carol.expect(r"carol · Classic 1500 ± \d+")
         assert owner(club, "ban", "carol").returncode == 0
         carol.expect("You are banned from this club for ever.")
         assert carol.finish() == 1
@@ -62,7 +62,9 @@ def test_a_restart_keeps_players_their_keys_ratings_and_bans(tmp_path: Path) -> 
     club = open_club(tmp_path)  # the same --data: the same record and host key
     try:
         alice = club.ssh("alice", "alice")
-        alice.expect(f"alice · {rating['alice']}")  # her key is still alice's, her rating kept
+        alice.expect(
+            f"alice · Classic {rating['alice']}"
+        )  # her key is still alice's, her rating kept
         shown = alice.expect(LADDER)  # the same ladder, in the lobby and as the owner reads it
         assert [shown[1], shown[2]] == [rating[each].split()[0] for each in ("alice", "bob")]
         assert json.loads(owner(club, "ladder", "--json").stdout) == ladder
@@ -77,6 +79,6 @@ def test_a_restart_keeps_players_their_keys_ratings_and_bans(tmp_path: Path) -> 
         assert "Open tables" not in carol.text
 
         again = club.ssh("alice", "second")  # the key added with k's word, with `ssh -i second`
-        again.expect(f"alice · {rating['alice']}")
+        again.expect(f"alice · Classic {rating['alice']}")
     finally:
         club.close()

@@ -49,7 +49,7 @@ async def test_a_tab_is_a_guest_in_the_lobby_and_a_player_with_ssh_sees_its_tabl
         alice.from_now()
         await tab.type("o", "Enter")  # the dialog: Enter opens as shown (a guest's: unrated)
         await tab.wait_for("waiting for someone to sit")
-        alice.expect(rf"{guest} guest unrated · open")  # a guest has no rating
+        alice.expect(rf"{guest} guest Classic · open")  # a guest has no rating
 
         alice.from_now().send(b"\r")  # Alice sits at the guest's table
         await tab.wait_for(f"{guest}, choose your mark")

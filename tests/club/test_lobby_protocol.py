@@ -33,16 +33,17 @@ from tictactoe.online.lobby import (
     WatchTable,
     You,
     lobby_json,
-    parse_ask,
-    parse_news,
 )
+from tictactoe.online.lobby_reading import parse_ask, parse_news
 
 ASKS: list[LobbyAsk] = [
     LobbyHello("secret"),
     OpenTable(rated=True),
     OpenTable(rated=False, matches=5),
+    OpenTable(rated=True, matches=3, variant="ultimate"),
     SitAt("3"),
     QuickPair(),
+    QuickPair("ultimate"),
     WatchTable("12"),
     CloseTable(),
     Rematch(),
@@ -50,9 +51,9 @@ ASKS: list[LobbyAsk] = [
 ]
 
 NEWS: list[LobbyNews] = [
-    Snapshot(You("ada", False, "1500 ± 500")),
+    Snapshot(You("ada", False, (("classic", "1500 ± 500"),))),
     Snapshot(
-        You("guest-ab12cd", True, "", waiting_at="4"),
+        You("guest-ab12cd", True, (), waiting_at="4"),
         open=(TableRow("4", ("guest-ab12cd",), False, None, rating="1500 ± 500"),),
         playing=(TableRow("1", ("alan", "eve"), True, 3, score=(1, 0, 1), watchers=2),),
         ladder=(LadderLine(1, "alan", "1560 ± 300", 2, 1, 1, 0),),
@@ -66,7 +67,7 @@ NEWS: list[LobbyNews] = [
         ),
     ),
     Snapshot(
-        You("ada", False, "1500 ± 500", waiting_at="7", waiting_for="alan"),
+        You("ada", False, (("classic", "1500 ± 500"),), waiting_at="7", waiting_for="alan"),
         open=(TableRow("6", ("grace",), False, 3, rating="1500 ± 500", rematch=True),),
         recent=(
             PastMatch(
@@ -82,7 +83,29 @@ NEWS: list[LobbyNews] = [
             ),
         ),
     ),
-    Snapshot(You("alan", False, "1500 ± 500", offered_by="ada")),
+    Snapshot(You("alan", False, (("classic", "1500 ± 500"),), offered_by="ada")),
+    Snapshot(
+        You("ada", False, (("classic", "1612 ± 120"), ("ultimate", "1530 ± 240"))),
+        open=(TableRow("3", ("grace",), True, 5, rating="1480 ± 310", variant="ultimate"),),
+        playing=(TableRow("1", ("alan", "eve"), True, None, variant="ultimate"),),
+        ladder=(
+            LadderLine(1, "alan", "1580 ± 130", 10, 6, 1, 3),
+            LadderLine(1, "ada", "1530 ± 240", 2, 2, 0, 0, "ultimate"),
+        ),
+        recent=(
+            PastMatch(
+                FinishedMatch(
+                    (Player("ada"), Player("alan")),
+                    (Mark.X, Mark.O),
+                    0,
+                    (36, 1),
+                    0,
+                    variant="ultimate",
+                ),
+                True,
+            ),
+        ),
+    ),
     GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "ada", "seat", host_token="t"),
     GoTo("1", "ws://127.0.0.1:5/link", "ABC234", "a watcher", "watcher", door_key="k"),
     Said("That table is not open any more."),
@@ -113,6 +136,9 @@ def test_every_piece_of_news_comes_back_as_it_went(news: LobbyNews) -> None:
         '{"kind": "open", "rated": true, "matches": 100}',
         '{"kind": "open", "rated": true, "matches": 2.0}',
         '{"kind": "open", "rated": true}',
+        '{"kind": "open", "rated": true, "matches": null}',  # no game named
+        '{"kind": "open", "rated": true, "matches": null, "variant": "chess"}',
+        '{"kind": "pair", "variant": "Ultimate"}',  # the game's name, not its title
         '{"kind": "pair", "table": "1"}',  # a field it does not have
         '{"kind": "sit", "table": "' + "1" * 41 + '"}',
         '{"kind": "hello", "token": "a", "token": "b"}',
@@ -136,6 +162,9 @@ def test_malformed_news_is_refused() -> None:
         {**snapshot, "recent": [{**snapshot["recent"][0], "marks": "XX"}]},
         {**snapshot, "recent": [{**snapshot["recent"][0], "moves": [9]}]},
         {**snapshot, "ladder": [[1, "alan", "1560", 2, 1, 1]]},
+        {**snapshot, "ladder": [[1, "alan", "1560", 2, 1, 1, 0, "chess"]]},
+        {**snapshot, "open": [{**snapshot["open"][0], "variant": "chess"}]},
+        {**snapshot, "you": {**snapshot["you"], "ratings": [["chess", "1500 ± 500"]]}},
         {**snapshot, "you": {**snapshot["you"], "offered_by": 3}},
         {**snapshot, "you": {**snapshot["you"], "waiting_for": "x" * 41}},
         {**snapshot, "open": [{**snapshot["open"][0], "rematch": None}]},

@@ -36,9 +36,9 @@ from tictactoe.tui.club_app import ClubApp, ClubSetup
 from tictactoe.tui.screens.lobby import LobbyScreen
 
 LOBBY = Snapshot(
-    You("ada", False, "1612 ± 120"),
+    You("ada", False, (("classic", "1612 ± 120"), ("ultimate", "1530 ± 240"))),
     open=(
-        TableRow("3", ("grace",), True, 5, rating="1540 ± 200"),
+        TableRow("3", ("grace",), True, 5, rating="1480 ± 310", variant="ultimate"),
         TableRow("4", ("guest-x7k2p9",), False, None, rating="1500 ± 500"),
     ),
     playing=(TableRow("1", ("alan", "[bold]eve[/]"), True, None, score=(2, 1, 1), watchers=3),),
@@ -46,6 +46,8 @@ LOBBY = Snapshot(
         LadderLine(1, "ada", "1612 ± 120", 10, 7, 2, 1),
         LadderLine(2, "alan", "1580 ± 130", 10, 6, 1, 3),
         LadderLine(3, "grace", "1540 ± 200", 5, 3, 0, 2),
+        LadderLine(1, "ada", "1530 ± 240", 2, 2, 0, 0, "ultimate"),
+        LadderLine(2, "grace", "1480 ± 310", 2, 0, 0, 2, "ultimate"),
     ),
     recent=(
         PastMatch(
@@ -117,12 +119,14 @@ async def test_the_lobby_shows_what_the_club_says_names_as_they_are() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
-        assert str(app.lobby.query_one("#you", Static).render()) == "ada · 1612 ± 120"
+        you = str(app.lobby.query_one("#you", Static).render())
+        assert you == "ada · Classic 1612 ± 120 · Ultimate 1530 ± 240"
         assert cells(app, "open") == [
-            ["grace", "1540 ± 200", "rated · 5"],
-            ["guest-x7k2p9", "guest", "unrated · open"],
+            ["grace", "1480 ± 310", "Ultimate · 5"],
+            ["guest-x7k2p9", "guest", "Classic · open"],
         ]
-        assert cells(app, "playing") == [["alan v [bold]eve[/]", "2–1", "1", "3"]]
+        assert cells(app, "playing") == [["alan v [bold]eve[/]", "Classic", "2–1", "1", "3"]]
+        assert len(cells(app, "ladder")) == 3, "the classic ladder: Ada's last match was classic"
         assert cells(app, "ladder")[1] == ["2", "alan", "1580 ± 130", "6", "1", "3"]
         assert cells(app, "recent") == [["alan", "won", "rated"], ["grace", "draw", "unrated"]]
 
@@ -139,11 +143,62 @@ async def test_keys_and_choices_ask_the_club() -> None:
     assert lobby.asked == [
         OpenTable(rated=True),
         OpenTable(rated=False),
-        QuickPair(),
+        QuickPair("classic"),
         CloseTable(),
         SitAt("4"),
         WatchTable("1"),
     ]
+
+
+async def test_g_puts_ultimate_in_focus_its_ladder_quick_pair_and_the_open_dialog() -> None:
+    lobby = FakeLobby(LOBBY)
+    app = club_app(lobby)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        headings = [
+            str(app.lobby.query_one(f"#{name}-heading").render()) for name in ("open", "ladder")
+        ]
+        assert headings == [
+            "Open tables · Enter sits · p pairs in Classic",
+            "Classic ladder · g switches",
+        ]
+        await pilot.press("g")
+        await pilot.pause()
+        assert cells(app, "ladder") == [
+            ["1", "ada", "1530 ± 240", "2", "0", "0"],
+            ["2", "grace", "1480 ± 310", "0", "0", "2"],
+        ]
+        assert (
+            str(app.lobby.query_one("#ladder-heading").render()) == "Ultimate ladder · g switches"
+        )
+        await pilot.press("p", "o", "3", "enter")  # the dialog opens on the game in focus
+        await pilot.press("o", "g", "enter")  # g in the dialog: the other game
+        await pilot.press("g")
+        await pilot.pause()
+        assert cells(app, "ladder")[0][1:3] == ["ada", "1612 ± 120"]
+    assert lobby.asked == [
+        QuickPair("ultimate"),
+        OpenTable(rated=True, matches=3, variant="ultimate"),
+        OpenTable(rated=True, matches=None, variant="classic"),
+    ]
+
+
+async def test_the_game_in_focus_is_that_of_the_last_match_until_g() -> None:
+    last = dataclasses.replace(LOBBY.recent[0].match, variant="ultimate", moves=(36, 1))
+    played = dataclasses.replace(LOBBY, recent=(PastMatch(last, True), *LOBBY.recent))
+    lobby = FakeLobby(played)
+    app = club_app(lobby)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert len(cells(app, "ladder")) == 2, "the Ultimate ladder"
+        await pilot.press("p")
+        await pilot.pause()
+    assert lobby.asked == [QuickPair("ultimate")]
+
+
+def test_the_ultimate_ladder_in_focus_at_80x24(snap_compare: Any) -> None:
+    """Ada's lobby after g: the Ultimate ladder, and quick pair in Ultimate, said."""
+    assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(80, 24), press=["g"])
 
 
 async def test_the_cursor_stays_on_its_table_as_the_lobby_changes() -> None:
@@ -235,21 +290,23 @@ async def test_a_list_changed_in_place_shows_what_the_club_says() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("down")  # on table 4
-        grace = TableRow("3", ("grace", "bob"), True, 5, score=(0, 0, 0), watchers=0)
+        grace = TableRow(
+            "3", ("grace", "bob"), True, 5, score=(0, 0, 0), watchers=0, variant="ultimate"
+        )
         sat = Snapshot(LOBBY.you, open=LOBBY.open[1:], playing=(*LOBBY.playing, grace))
         lobby.say(sat)
         await pilot.pause(0.1)
-        assert cells(app, "open") == [["guest-x7k2p9", "guest", "unrated · open"]]
+        assert cells(app, "open") == [["guest-x7k2p9", "guest", "Classic · open"]]
         opened = app.lobby.query_one("#open", DataTable)
         assert opened.coordinate_to_cell_key(opened.cursor_coordinate).row_key.value == "4"
         assert cells(app, "playing") == [
-            ["alan v [bold]eve[/]", "2–1", "1", "3"],
-            ["grace v bob", "0–0", "0", "0"],
+            ["alan v [bold]eve[/]", "Classic", "2–1", "1", "3"],
+            ["grace v bob", "Ultimate", "0–0", "0", "0"],
         ]
         scored = dataclasses.replace(grace, score=(1, 0, 0), watchers=2)
         lobby.say(dataclasses.replace(sat, playing=(*LOBBY.playing, scored)))
         await pilot.pause(0.1)
-        assert cells(app, "playing")[1] == ["grace v bob", "1–0", "0", "2"]
+        assert cells(app, "playing")[1] == ["grace v bob", "Ultimate", "1–0", "0", "2"]
         long = TableRow("6", ("a-handle-of-twenty-c",), True, 3, rating="1500 ± 500")
         lobby.say(dataclasses.replace(sat, open=(*sat.open, long)))
         await pilot.pause(0.1)

@@ -41,8 +41,8 @@ from tictactoe.online.lobby import (
     SitAt,
     Snapshot,
     lobby_json,
-    parse_news,
 )
+from tictactoe.online.lobby_reading import parse_news
 from tictactoe.online.protocol import Ended, Hello, State
 
 

@@ -80,7 +80,7 @@ def across(first: Club, second: Club) -> tuple[Terminal, Terminal]:
     alice.expect("Open tables")
     bob.expect("Open tables")
     alice.from_now().send(b"o\r")  # the dialog: Enter opens as shown
-    bob.expect(r"alice 1500 ± \d+ rated · open")
+    bob.expect(r"alice 1500 ± \d+ Classic · open")
     bob.from_now().send(b"\r")
     alice.expect("alice, choose your mark")
     bob.from_now()
@@ -126,7 +126,7 @@ def test_a_process_killed_mid_series_the_other_goes_on_and_the_registry_forgets(
     carol.expect("Open tables")
     dave.expect("Open tables")
     carol.from_now().send(b"u\r")
-    dave.expect(r"carol 1500 ± \d+ unrated · open")
+    dave.expect(r"carol unrated Classic · open")
     dave.from_now().send(b"\r")
     carol.expect("carol, choose your mark")
     carol.from_now().send(b"x")

@@ -219,13 +219,19 @@ async def test_after_an_outage_a_process_that_missed_the_notice_shows_the_new_ra
         now = _ratings(database)
         assert set(now) == {"alice", "bob"}
         # alice's own header, on the process that wrote her match, follows it
-        await alice.until(lambda s: s.you.rating == now["alice"], SHOWN_WITHIN, "alice's rating")
+        await alice.until(
+            lambda s: s.you.rating_in("classic") == now["alice"], SHOWN_WITHIN, "alice's rating"
+        )
         alice_after = time.monotonic() - began
 
         gate.shut = False  # the second process is back: after the notice was sent
         back = time.monotonic()
         shown = await bob.until(
-            lambda s: s.you.rating == now["bob"] and _ladder(s) == now and len(s.recent) == 1,
+            lambda s: (
+                s.you.rating_in("classic") == now["bob"]
+                and _ladder(s) == now
+                and len(s.recent) == 1
+            ),
             SHOWN_WITHIN,
             "bob's rating, the ladder and his match",
         )
@@ -276,7 +282,11 @@ async def test_a_lost_notice_is_made_good_within_the_refresh_period(database: st
         await _written(database, WRITTEN_WITHIN)
         now = _ratings(database)
         await bob.until(
-            lambda s: s.you.rating == now["bob"] and _ladder(s) == now and len(s.recent) == 1,
+            lambda s: (
+                s.you.rating_in("classic") == now["bob"]
+                and _ladder(s) == now
+                and len(s.recent) == 1
+            ),
             SHOWN_WITHIN,
             "bob's rating, the ladder and his match",
         )

@@ -115,7 +115,7 @@ class Cluster:
             self.registry,
             self.process,
             clock=clock,
-            rating=lambda handle: self.store.known_rating(handle).shown,
+            rating=lambda handle, game: self.store.known_rating(handle, game).shown,
         )
         """This process's tables, written to the registry after every change."""
         self._stale = asyncio.Event()

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tictactoe.club.registry_pg import ClubTable
+from tictactoe.core.finished import CLASSIC_NAME
+from tictactoe.core.rules import Variant
 from tictactoe.link.served import AuthorityLinks
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import TableRow
@@ -32,6 +34,9 @@ class LocalTable(Protocol):
     def authority(self) -> Authority: ...
 
     @property
+    def variant(self) -> Variant: ...
+
+    @property
     def server(self) -> AuthorityLinks: ...
 
 
@@ -52,6 +57,8 @@ class RemoteTable:
     score: tuple[int, int, int]
     watchers: int
     away: str | None
+    variant: str = CLASSIC_NAME
+    """The game played there."""
 
     def row(self) -> TableRow:
         if self.playing:
@@ -62,8 +69,16 @@ class RemoteTable:
                 self.matches,
                 score=self.score,
                 watchers=self.watchers,
+                variant=self.variant,
             )
-        return TableRow(self.id, self.players[:1], self.rated, self.matches, rating=self.rating)
+        return TableRow(
+            self.id,
+            self.players[:1],
+            self.rated,
+            self.matches,
+            rating=self.rating,
+            variant=self.variant,
+        )
 
 
 def remote_table(row: ClubTable) -> RemoteTable | None:
@@ -85,6 +100,7 @@ def remote_table(row: ClubTable) -> RemoteTable | None:
             (score[0], score[1], score[2]),
             int(state["watchers"]),
             None if state["away"] is None else str(state["away"]),
+            row.variant,
         )
     except (ValueError, KeyError, TypeError, IndexError):
         return None

@@ -32,13 +32,13 @@ class RegistryWriter:
         process: str,
         *,
         clock: Callable[[], float],
-        rating: Callable[[str], str],
+        rating: Callable[[str, str], str],
     ) -> None:
         self.registry = registry
         self.process = process
         self.clock = clock
         self.rating = rating
-        """How a handle's rating is shown, for an open table's row."""
+        """How a handle's rating in a game is shown, for an open table's row."""
         self.local: dict[str, LocalTable] = {}
         """This process's live tables, by id."""
         self.written: dict[str, tuple[tuple[str, ...], str]] = {}
@@ -64,7 +64,7 @@ class RegistryWriter:
                 "url": table.server.url,
                 "code": authority.code,
                 "key": table.door_key,
-                "rating": self.rating(table.opener),
+                "rating": self.rating(table.opener, table.variant.name),
                 "playing": series is not None,
                 "score": [wins[0], wins[1], series.draws if series is not None else 0],
                 "watchers": authority.watchers,
@@ -76,7 +76,15 @@ class RegistryWriter:
     def row(self, table: LocalTable, players: tuple[str, ...], state: str) -> ClubTable:
         beat = self.clock()
         return ClubTable(
-            table.id, self.process, table.opener, table.rated, table.matches, players, state, beat
+            table.id,
+            self.process,
+            table.opener,
+            table.rated,
+            table.matches,
+            players,
+            state,
+            beat,
+            table.variant.name,
         )
 
     def write_all(self) -> None:

@@ -1,4 +1,6 @@
-"""The club owner's commands: `tictactoe club ladder | ban | unban | players | keys | unkey`.
+"""The club owner's commands: `tictactoe club ladder | ban | unban | players | keys | unkey`
+(`migrate` is `tictactoe.club.migrate`'s). `ladder` prints one game's ladder (`--variant`,
+classic unless told).
 
 Each opens the club's file (`--data DIR`, as the running club does) beside the running club,
 which sees a ban at once; each prints plain text in aligned columns (or `--json`), names made
@@ -20,6 +22,7 @@ from typing import Final
 from rich.cells import cell_len
 
 from tictactoe.core.club import until_text
+from tictactoe.core.rules import VARIANTS
 from tictactoe.record.club import ClubUnavailable, UnknownHandle, club_path
 from tictactoe.record.club_store import ClubStore, database_of, open_club_store
 
@@ -34,7 +37,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.owner == "migrate":
         from tictactoe.club.migrate import run_migrate
 
-        return run_migrate(args.database)
+        return run_migrate(args.database, args.data)
     path = club_path(args.data)
     if database_of(args.database) is None and not path.is_file():
         where = path.parent
@@ -49,7 +52,7 @@ def run_command(args: argparse.Namespace) -> int:
         for notice in record.take_notices():
             print(notice, file=sys.stderr)
         if args.owner == "ladder":
-            _ladder(record, as_json=args.json)
+            _ladder(record, args.variant, as_json=args.json)
         elif args.owner == "players":
             _players(record, as_json=args.json)
         elif args.owner == "keys":
@@ -72,8 +75,8 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ladder(record: ClubStore, *, as_json: bool) -> None:
-    rows = record.ladder(limit=1_000_000)
+def _ladder(record: ClubStore, game: str, *, as_json: bool) -> None:
+    rows = record.ladder(1_000_000, game)
     if as_json:
         print(
             json.dumps(
@@ -97,7 +100,7 @@ def _ladder(record: ClubStore, *, as_json: bool) -> None:
         )
         return
     if not rows:
-        print("Nobody has played a rated match yet.")
+        print(f"Nobody has played a rated {VARIANTS[game].title} match yet.")
         return
     _print_table(
         ("Rank", "Handle", "Rating", "Matches", "Wins", "Draws", "Losses"),

@@ -15,8 +15,8 @@ from tictactoe.online.lobby import (
     LobbyNews,
     ProtocolError,
     lobby_json,
-    parse_news,
 )
+from tictactoe.online.lobby_reading import parse_news
 
 __all__ = ["LobbyLink", "LobbyLinkError"]
 

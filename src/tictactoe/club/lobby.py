@@ -43,6 +43,7 @@ from tictactoe.club.table import Table
 from tictactoe.club.tables import Tables
 from tictactoe.core.club import until_text
 from tictactoe.core.key_words import SEPARATOR, WORD_LIFETIME
+from tictactoe.core.rules import variant
 from tictactoe.doors.bounds import Bucket, printable
 from tictactoe.doors.ssh.gate import Admission
 from tictactoe.link.server import LinkServer
@@ -63,8 +64,8 @@ from tictactoe.online.lobby import (
     SitAt,
     Snapshot,
     WatchTable,
-    parse_ask,
 )
+from tictactoe.online.lobby_reading import parse_ask
 from tictactoe.record.club_store import ClubStore
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ class Club:
             by_id=tables,
             links=self.table_server,
         )
-        self.gate = Gatekeeper(record, self.members, clock=clock, rated=self.publisher.ratings.put)
+        self.gate = Gatekeeper(record, self.members, clock=clock, rated=self.publisher.entered)
         self.app = web.Application()
         self.app.router.add_get("/lobby", self._handle)
         self._runner: web.AppRunner | None = None
@@ -306,8 +307,8 @@ class Club:
         match ask:
             case OpenTable() | SitAt() | QuickPair() if tables.seat_back(lobby):
                 pass  # a seat of theirs waits for them (its session lost): back to it
-            case OpenTable(rated, matches):
-                await tables.open(lobby, rated=rated, matches=matches)
+            case OpenTable(rated, matches, game):
+                await tables.open(lobby, rated=rated, matches=matches, variant=variant(game))
             case SitAt(table) if self.cluster is not None and table not in here:
                 busy = tables.busy(member.handle)
                 lobby.send(self.cluster.sit(member.handle, member.guest, table, busy))
@@ -315,8 +316,8 @@ class Club:
                 lobby.send(self.cluster.watch(table))
             case SitAt(table):
                 tables.sit(lobby, here.get(table))
-            case QuickPair():
-                await tables.pair(lobby)
+            case QuickPair(game):
+                await tables.pair(lobby, variant(game))
             case WatchTable(table):
                 tables.watch(lobby, here.get(table))
             case CloseTable():

@@ -6,8 +6,9 @@ what it shows has changed. The club sends at most `lobby_rate` of them a second 
 lobbies, each drawing every change, would take the tables' share of the machine): past it, each
 lobby in turn, except for a change in what it shows of its player (sent at once).
 
-What a lobby shows of the record (the ladder, ratings, recent matches) is read in threads
-(`tictactoe.club.calls.Reads`) and shown as last read while it is read again.
+What a lobby shows of the record (each game's ladder, a player's rating in each game, recent
+matches) is read in threads (`tictactoe.club.calls.Reads`) and shown as last read while it is
+read again.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from tictactoe.club.calls import Reads
 from tictactoe.club.lobbies import Lobby, Members, Own
 from tictactoe.club.table import Table
 from tictactoe.core.club import START, LadderRow, Rating, is_guest
-from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.finished import CLASSIC_NAME, FinishedMatch
 from tictactoe.core.ladder import ladder_after
+from tictactoe.core.rules import VARIANTS
 from tictactoe.doors.bounds import Bucket
 from tictactoe.online.lobby import (
     MAX_LOBBY_MESSAGE,
@@ -129,8 +131,10 @@ class Publisher:
         self._shared: _Shared | None = None
         # What a lobby shows is shown as last read while it is read again (`Reads.stale`): a
         # lobby is told of a new table without waiting for the ladder's reading.
-        self.ladder: Reads[None, tuple[LadderRow, ...]] = Reads(self._read_ladder, self.changed)
-        self.ratings: Reads[str, Rating] = Reads(self.record.rating, self.changed)
+        self.ladder: Reads[str, tuple[LadderRow, ...]] = Reads(self._read_ladder, self.changed)
+        """Each game's ladder, by the variant's name."""
+        self.ratings: Reads[tuple[str, str], Rating] = Reads(self._read_rating, self.changed)
+        """Each player's rating in each game, by handle and the variant's name."""
         self.recent: Reads[str, tuple[PastMatch, ...]] = Reads(self._read_recent, self.changed)
 
     def changed(self) -> None:
@@ -141,39 +145,47 @@ class Publisher:
 
     def forget_cached(self, handles: Iterable[str] | None = None) -> None:
         """A match was written (of `handles`; None: of anyone, or a notice may have been lost):
-        the ladder, and their ratings and recent matches, are read again."""
-        self.ladder.stale(None)
+        every game's ladder, and their ratings and recent matches, are read again."""
+        for game in VARIANTS:
+            self.ladder.stale(game)
         if handles is None:
             self.ratings.stale_all()
             self.recent.stale_all()
         for handle in handles or ():
-            self.ratings.stale(handle)
+            for game in VARIANTS:
+                self.ratings.stale((handle, game))
             self.recent.stale(handle)
         self.changed()
 
+    def entered(self, handle: str, rating: Rating) -> None:
+        """`handle` came in, with `rating` in classic as the door read it."""
+        self.ratings.put((handle, CLASSIC_NAME), rating)
+
     def forget(self, handle: str) -> None:
         """`handle` has left the club: what was read of them alone goes."""
-        self.ratings.forget(handle)
+        for game in VARIANTS:
+            self.ratings.forget((handle, game))
         self.recent.forget(handle)
 
     def written(
         self, players: tuple[str, str], match: FinishedMatch, ratings: tuple[Rating, Rating] | None
     ) -> None:
         """`match`, of `players`, was written, with their new `ratings` (None: unrated, or not
-        written yet): the ladder shown is worked out from them (`ladder_after`), read again
-        only when it cannot be."""
+        written yet): the ladder of its game shown is worked out from them (`ladder_after`),
+        read again only when it cannot be."""
         if ratings is not None:
+            game = match.variant
             for handle, rating in zip(players, ratings, strict=True):
-                self.ratings.put(handle, rating)
-            ladder = self.ladder.known(None)
+                self.ratings.put((handle, game), rating)
+            ladder = self.ladder.known(game)
             after = None
             if ladder is not None:
                 handles = (players[0].lower(), players[1].lower())
                 after = ladder_after(ladder, LADDER_SHOWN, handles, ratings, match.winner)
             if after is None:
-                self.ladder.stale(None)
+                self.ladder.stale(game)
             else:
-                self.ladder.put(None, after)
+                self.ladder.put(game, after)
         for handle in players:
             self.recent.stale(handle)
         self.changed()
@@ -208,9 +220,10 @@ class Publisher:
                     continue  # a rematch kept for someone else
                 open_rows.append(self._open_row(table, rematch=table.kept_for == handle))
         self._add_elsewhere(open_rows, playing_rows)
-        rating = "" if guest else self.rating(handle)
         return Snapshot(
-            You(handle, guest, rating, waiting_at, waiting_for, offered_by),
+            You(
+                handle, guest, self._ratings_of(handle, guest), waiting_at, waiting_for, offered_by
+            ),
             open=tuple(open_rows[:ROWS_SHOWN]),
             playing=tuple(playing_rows[:ROWS_SHOWN]),
             ladder=self._ladder_lines(),
@@ -234,12 +247,20 @@ class Publisher:
             table.matches,
             score=(wins[0], wins[1], series.draws),
             watchers=table.authority.watchers,
+            variant=table.variant.name,
         )
 
     def _open_row(self, table: Table, *, rematch: bool) -> TableRow:
-        rating = "" if is_guest(table.opener) else self.rating(table.opener)
+        game = table.variant.name
+        rating = "" if is_guest(table.opener) else self.rating(table.opener, game)
         return TableRow(
-            table.id, (table.opener,), table.rated, table.matches, rating, rematch=rematch
+            table.id,
+            (table.opener,),
+            table.rated,
+            table.matches,
+            rating,
+            rematch=rematch,
+            variant=game,
         )
 
     def _snapshot_text(self, handle: str, guest: bool, own: Own) -> str:
@@ -259,8 +280,7 @@ class Publisher:
         if handle in shared.involved:
             snapshot = self.snapshot(handle, guest)
             return snapshot.you, snapshot.recent
-        rating = "" if guest else self.rating(handle)
-        you = You(handle, guest, rating, shared.waiting.get(handle))
+        you = You(handle, guest, self._ratings_of(handle, guest), shared.waiting.get(handle))
         return you, () if guest else (self.recent.get(handle) or ())
 
     def _shared_part(self) -> _Shared:
@@ -292,23 +312,36 @@ class Publisher:
 
     async def _read_for(self, handle: str, guest: bool) -> None:
         """Read what `handle`'s snapshot shows from the record (in threads), unless kept."""
-        openers = {table.opener for table in self.tables.values() if table.sitter is None}
+        ratings = {
+            (table.opener, table.variant.name)
+            for table in self.tables.values()
+            if table.sitter is None
+        }
         if not guest:
-            openers.add(handle)
+            ratings.update((handle, game) for game in VARIANTS)
             await self.recent.load(handle)
-        for each in openers:
+        for each in ratings:
             await self.ratings.load(each)
-        await self.ladder.load(None)
+        for game in VARIANTS:
+            await self.ladder.load(game)
 
-    def rating(self, handle: str) -> str:
-        """`handle`'s rating as shown, as read."""
-        return (self.ratings.get(handle) or START).shown
+    def rating(self, handle: str, variant: str = CLASSIC_NAME) -> str:
+        """`handle`'s rating in the game `variant` as shown, as read."""
+        return (self.ratings.get((handle, variant)) or START).shown
 
-    def _read_ladder(self, _: None) -> tuple[LadderRow, ...]:
-        return tuple(self.record.ladder(LADDER_SHOWN))
+    def _ratings_of(self, handle: str, guest: bool) -> tuple[tuple[str, str], ...]:
+        """`handle`'s rating in each game as shown (none for a guest)."""
+        return () if guest else tuple((game, self.rating(handle, game)) for game in VARIANTS)
+
+    def _read_rating(self, key: tuple[str, str]) -> Rating:
+        handle, game = key
+        return self.record.rating(handle, game)
+
+    def _read_ladder(self, game: str) -> tuple[LadderRow, ...]:
+        return tuple(self.record.ladder(LADDER_SHOWN, game))
 
     def _ladder_lines(self) -> tuple[LadderLine, ...]:
-        """The ladder as a lobby shows it, as last read or worked out."""
+        """Every game's ladder as a lobby shows it, as last read or worked out."""
         return tuple(
             LadderLine(
                 row.rank,
@@ -318,8 +351,10 @@ class Publisher:
                 row.wins,
                 row.draws,
                 row.losses,
+                game,
             )
-            for row in self.ladder.get(None) or ()
+            for game in VARIANTS
+            for row in self.ladder.get(game) or ()
         )
 
     def _read_recent(self, handle: str) -> tuple[PastMatch, ...]:

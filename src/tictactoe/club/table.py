@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tictactoe.core.rules import Variant
 from tictactoe.link.served import AuthorityLinks
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import WATCHER_NAME, GoTo
@@ -42,6 +43,11 @@ class Table:
     @property
     def authority(self) -> Authority:
         return self.server.authority
+
+    @property
+    def variant(self) -> Variant:
+        """The game played there (its authority's): its series, and the ladder it moves."""
+        return self.authority.variant
 
     @property
     def players(self) -> tuple[str, str | None]:

@@ -7,9 +7,12 @@ rematches, and what becomes of a table's matches.
 - leaving a match once both players have moved (`q`, a closed `ssh`, a ban, the grace running
   out) is the leaver's loss; before that it is aborted (`tictactoe.core.club.loses_by_leaving`);
   both seats away past the grace abort it;
-- after a series, either player may offer the other a rematch (`Rematch`): a table like the last,
-  kept for the other, who takes it with the same ask; the offer lapses when the other leaves the
-  club or goes to another table; whoever did not choose first last time chooses first.
+- a table plays one game (`Variant`): its series is of that game, its rated matches move that
+  game's ladder, and quick pair seats a player only at a table of the game they asked for;
+- after a series, either player may offer the other a rematch (`Rematch`): a table like the last
+  (the same game, rated or not, the same length), kept for the other, who takes it with the
+  same ask; the offer lapses when the other leaves the club or goes to another table; whoever
+  did not choose first last time chooses first.
 
 Who may sit, quick pair and which tables are rated are `tictactoe.core.club_tables`' rules.
 """
@@ -40,6 +43,7 @@ from tictactoe.core.club_tables import (
 )
 from tictactoe.core.codes import new_code
 from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.rules import CLASSIC, Variant
 from tictactoe.core.series import Series
 from tictactoe.doors.throttle import Throttle
 from tictactoe.link.server import AuthorityLinks, LinkServer
@@ -58,8 +62,9 @@ log = logging.getLogger("tictactoe.online")
 ENDED_TABLE_KEPT: Final = 1.0
 """Seconds an ended table's authority stays up for its last words to reach its links."""
 
-_Last = tuple[str, bool, int | None, str]
-"""A player's last series with both seats taken: the other, rated, its length, who chose first."""
+_Last = tuple[str, bool, int | None, str, Variant]
+"""A player's last series with both seats taken: the other, rated, its length, who chose first,
+its game."""
 
 
 class Tables:
@@ -136,9 +141,10 @@ class Tables:
         matches: int | None,
         kept_for: str | None = None,
         opens: int = 0,
+        variant: Variant = CLASSIC,
     ) -> None:
-        """Open a table for `lobby`'s player (a rematch kept for `kept_for`, its first mark
-        chosen by seat `opens`), and send them to it."""
+        """Open a table of the game `variant` for `lobby`'s player (a rematch kept for
+        `kept_for`, its first mark chosen by seat `opens`), and send them to it."""
         handle = lobby.member.handle
         busy = self.busy(handle)
         if busy is not None:
@@ -151,7 +157,9 @@ class Tables:
             secrets.token_urlsafe(24),
             secrets.token_urlsafe(24),
         )
-        authority = Authority(code, handle, host_token=host_token, grace=self.grace, opens=opens)
+        authority = Authority(
+            code, handle, host_token=host_token, grace=self.grace, opens=opens, variant=variant
+        )
         server = AuthorityLinks(authority, Throttle(), door_key=door_key)
         rated = rated_table(rated, lobby.member.guest)
         table = Table(table_id, handle, rated, matches, server, host_token, door_key)
@@ -192,21 +200,30 @@ class Tables:
         lobby.send(self.goto(table, handle))
         self.changed()
 
-    async def pair(self, lobby: Lobby) -> None:
-        """Quick pair: sit at the closest waiting table (`pair_with`), or open one."""
-        member = lobby.member
+    async def pair(self, lobby: Lobby, variant: Variant = CLASSIC) -> None:
+        """Quick pair in the game `variant`: sit at the closest waiting table of it
+        (`pair_with`), or open one."""
+        member, game = lobby.member, variant.name
         ratings = self.publisher.ratings
-        mine = await ratings.load(member.handle)
-        for opener in {table.opener for table in self.by_id.values() if table.sitter is None}:
-            await ratings.load(opener)
-        waiting = [
-            (table, ratings.get(table.opener) or START, table.rated)
+        mine = await ratings.load((member.handle, game))
+        candidates = [
+            table
             for table in self.by_id.values()
-            if table.waiting and table.opener != member.handle and table.kept_for is None
+            if table.waiting
+            and table.opener != member.handle
+            and table.kept_for is None
+            and table.variant == variant
+        ]
+        for opener in {table.opener for table in candidates}:
+            await ratings.load((opener, game))
+        waiting = [
+            (table, ratings.get((table.opener, game)) or START, table.rated)
+            for table in candidates
+            if table.waiting  # still, after the reads
         ]
         table, unlike = pair_with(mine, member.guest, waiting)
         if table is None:
-            await self.open(lobby, rated=True, matches=None)
+            await self.open(lobby, rated=True, matches=None, variant=variant)
             lobby.send(Said("Nobody is waiting: your table is open."))
             return
         self.sit(lobby, table)
@@ -246,14 +263,16 @@ class Tables:
         if last is None:
             lobby.send(Said("There is nobody to offer a rematch to: play a series first."))
             return
-        other, rated, matches, chose_first = last
+        other, rated, matches, chose_first, game = last
         if not self.members.present(other):
             lobby.send(Said(f"{other} is not in the club now."))
         elif self.busy(other) is not None:
             lobby.send(Said(f"{other} is at a table now."))
         else:
             opens = rematch_opens(chose_first, member.handle)
-            await self.open(lobby, rated=rated, matches=matches, kept_for=other, opens=opens)
+            await self.open(
+                lobby, rated=rated, matches=matches, kept_for=other, opens=opens, variant=game
+            )
 
     def _lapse(self, handle: str, text: str) -> None:
         """Rematches kept for `handle` close, their openers told `text`."""
@@ -339,7 +358,10 @@ class Tables:
             self.members.tell(handle, told)
         if not lost:
             return
-        self._finished(table, FinishedMatch.of(series.players, match, marks, winner=1 - seat))
+        left = FinishedMatch.of(
+            series.players, match, marks, winner=1 - seat, variant=series.variant.name
+        )
+        self._finished(table, left)
 
     def _finished(self, table: Table, match: FinishedMatch) -> None:
         """Write `match` (in a thread, after those finished before it); then every lobby is
@@ -357,7 +379,7 @@ class Tables:
         if table.sitter is not None:  # either may offer the other a rematch
             log.info("table %s of %s and %s ended: %s", table.id, table.opener, table.sitter, text)
             chose_first = table.players[table.authority.opens] or table.opener
-            last = (table.rated, table.matches, chose_first)
+            last = (table.rated, table.matches, chose_first, table.variant)
             self._last[table.opener] = (table.sitter, *last)
             self._last[table.sitter] = (table.opener, *last)
 

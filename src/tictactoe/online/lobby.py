@@ -7,16 +7,17 @@ offer (or take) a rematch with the last opponent, ask for a one-time word that l
 join the player's handle. The club answers with a `Snapshot` on every change (coalesced), `Said`
 when it will not do what was asked, `GoTo` when the player is to sit at (or watch) a table,
 `KeyWord` with the word asked for, and `Farewell` when the player's session must end (a ban).
+They are read back from the wire by `tictactoe.online.lobby_reading`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Final, Literal
 
-from tictactoe.core.finished import FinishedMatch
+from tictactoe.core.finished import CLASSIC_NAME, FinishedMatch
 from tictactoe.online import schema
-from tictactoe.online.matches import decode_match, encode_match
+from tictactoe.online.matches import encode_match
 from tictactoe.online.schema import ProtocolError
 
 __all__ = [
@@ -45,8 +46,6 @@ __all__ = [
     "WatchTable",
     "You",
     "lobby_json",
-    "parse_ask",
-    "parse_news",
     "shared_json",
     "snapshot_json",
 ]
@@ -58,16 +57,8 @@ MAX_LOBBY_ASK: Final = 4096
 """The largest message a lobby link may send, in bytes."""
 MAX_LOBBY_MESSAGE: Final = 256 * 1024
 """The largest message the club sends (a snapshot)."""
-MAX_ROWS: Final = 200
-"""Tables of each kind a snapshot lists, at most."""
-MAX_LADDER: Final = 50
-MAX_PAST: Final = 20
 MAX_MATCHES: Final = 99
 """The longest series a table may be opened for."""
-_TEXT: Final = 200
-_NAME: Final = 40
-_ID: Final = 40
-_SECRET: Final = 100
 
 
 # Link → club.
@@ -82,10 +73,12 @@ class LobbyHello:
 
 @dataclass(frozen=True, slots=True)
 class OpenTable:
-    """Open a table and wait at it: rated or not, for `matches` matches (None: open-ended)."""
+    """Open a table and wait at it: rated or not, for `matches` matches (None: open-ended), of
+    the game `variant`."""
 
     rated: bool
     matches: int | None = None
+    variant: str = CLASSIC_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +90,10 @@ class SitAt:
 
 @dataclass(frozen=True, slots=True)
 class QuickPair:
-    """Sit at the open table of the waiting player closest in rating (or open one)."""
+    """Sit at the open table of the game `variant` whose waiting player is closest in rating
+    (or open one)."""
+
+    variant: str = CLASSIC_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +132,19 @@ class You:
 
     handle: str
     guest: bool
-    rating: str
-    """The rating shown, with its uncertainty ("1512 ± 96"); empty for a guest."""
+    ratings: tuple[tuple[str, str], ...]
+    """The rating shown in each game, with its uncertainty: (the variant's name, "1512 ± 96");
+    none for a guest."""
     waiting_at: str | None = None
     """The table this player opened and waits at."""
     waiting_for: str | None = None
     """Whom that table is kept for (a rematch offered), or None: anyone may sit."""
     offered_by: str | None = None
     """Who offers this player a rematch now (`Rematch` takes it)."""
+
+    def rating_in(self, variant: str) -> str:
+        """The rating shown in the game `variant`; empty for a guest."""
+        return dict(self.ratings).get(variant, "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +164,14 @@ class TableRow:
     watchers: int = 0
     rematch: bool = False
     """An open table kept for this player: a rematch offered."""
+    variant: str = CLASSIC_NAME
+    """The game played there."""
 
 
 @dataclass(frozen=True, slots=True)
 class LadderLine:
+    """One line of a game's ladder (`variant`), its rating as shown."""
+
     rank: int
     handle: str
     rating: str
@@ -174,6 +179,7 @@ class LadderLine:
     wins: int
     draws: int
     losses: int
+    variant: str = CLASSIC_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +198,7 @@ class Snapshot:
     open: tuple[TableRow, ...] = ()
     playing: tuple[TableRow, ...] = ()
     ladder: tuple[LadderLine, ...] = ()
+    """Every game's ladder, each line naming its game."""
     recent: tuple[PastMatch, ...] = ()
 
 
@@ -250,7 +257,7 @@ def shared_json(
 ) -> str:
     """The part of a `Snapshot`'s text that every lobby may share (its tables and ladder): made
     once for many lobbies, each finished with `snapshot_json`."""
-    parts = _encoded(Snapshot(You("", False, ""), open, playing, ladder))
+    parts = _encoded(Snapshot(You("", False, ()), open, playing, ladder))
     return ",".join(f"{schema.dump({name: parts[name]})[1:-1]}" for name in _SHARED)
 
 
@@ -270,12 +277,12 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
     match message:
         case LobbyHello(token):
             return {"kind": "hello", "token": token}
-        case OpenTable(rated, matches):
-            return {"kind": "open", "rated": rated, "matches": matches}
+        case OpenTable(rated, matches, variant):
+            return {"kind": "open", "rated": rated, "matches": matches, "variant": variant}
         case SitAt(table):
             return {"kind": "sit", "table": table}
-        case QuickPair():
-            return {"kind": "pair"}
+        case QuickPair(variant):
+            return {"kind": "pair", "variant": variant}
         case WatchTable(table):
             return {"kind": "watch", "table": table}
         case CloseTable():
@@ -290,17 +297,14 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
                 "you": {
                     "handle": message.you.handle,
                     "guest": message.you.guest,
-                    "rating": message.you.rating,
+                    "ratings": [list(each) for each in message.you.ratings],
                     "waiting_at": message.you.waiting_at,
                     "waiting_for": message.you.waiting_for,
                     "offered_by": message.you.offered_by,
                 },
                 "open": [_row(row) for row in message.open],
                 "playing": [_row(row) for row in message.playing],
-                "ladder": [
-                    [line.rank, line.handle, line.rating, line.matches, *_tally(line)]
-                    for line in message.ladder
-                ],
+                "ladder": [list(astuple(line)) for line in message.ladder],
                 "recent": [
                     {"match": encode_match(past.match), "rated": past.rated}
                     for past in message.recent
@@ -325,10 +329,6 @@ def _encoded(message: LobbyAsk | LobbyNews) -> dict[str, object]:
             return {"kind": "farewell", "text": text}
 
 
-def _tally(line: LadderLine) -> tuple[int, int, int]:
-    return line.wins, line.draws, line.losses
-
-
 def _row(row: TableRow) -> dict[str, object]:
     return {
         "id": row.id,
@@ -339,154 +339,5 @@ def _row(row: TableRow) -> dict[str, object]:
         "score": list(row.score),
         "watchers": row.watchers,
         "rematch": row.rematch,
+        "variant": row.variant,
     }
-
-
-def parse_ask(text: object) -> LobbyAsk:
-    """What a lobby link asked, read strictly; `ProtocolError` for anything else."""
-    obj = schema.load(text, MAX_LOBBY_ASK)
-    kind = obj.get("kind")
-    match kind:
-        case "hello":
-            schema.only(obj, "hello", {"kind", "token"})
-            return LobbyHello(schema.text(obj["token"], "token", _SECRET))
-        case "open":
-            schema.only(obj, "open", {"kind", "rated", "matches"})
-            return OpenTable(_bool(obj["rated"], "rated"), _matches(obj["matches"]))
-        case "sit" | "watch":
-            schema.only(obj, kind, {"kind", "table"})
-            table = schema.text(obj["table"], "table", _ID)
-            return SitAt(table) if kind == "sit" else WatchTable(table)
-        case "pair":
-            schema.only(obj, "pair", {"kind"})
-            return QuickPair()
-        case "close" | "rematch":
-            schema.only(obj, kind, {"kind"})
-            return CloseTable() if kind == "close" else Rematch()
-        case "key":
-            schema.only(obj, "key", {"kind"})
-            return AddKey()
-    raise ProtocolError(f"unknown kind {schema.shown(kind)}")
-
-
-def parse_news(text: object) -> LobbyNews:
-    """What the club sent, read strictly; `ProtocolError` for anything else."""
-    obj = schema.load(text, MAX_LOBBY_MESSAGE)
-    kind = obj.get("kind")
-    match kind:
-        case "snapshot":
-            schema.only(obj, "snapshot", {"kind", "you", "open", "playing", "ladder", "recent"})
-            you = schema.fields(
-                obj["you"],
-                "you",
-                {"handle", "guest", "rating", "waiting_at", "waiting_for", "offered_by"},
-            )
-            return Snapshot(
-                You(
-                    schema.text(you["handle"], "handle", _NAME),
-                    _bool(you["guest"], "guest"),
-                    schema.text(you["rating"], "rating", _NAME),
-                    _maybe(you["waiting_at"], "waiting_at", _ID),
-                    _maybe(you["waiting_for"], "waiting_for", _NAME),
-                    _maybe(you["offered_by"], "offered_by", _NAME),
-                ),
-                open=tuple(
-                    _read_row(row) for row in schema.items(obj["open"], "open", 0, MAX_ROWS)
-                ),
-                playing=tuple(
-                    _read_row(row) for row in schema.items(obj["playing"], "playing", 0, MAX_ROWS)
-                ),
-                ladder=tuple(
-                    _read_line(line)
-                    for line in schema.items(obj["ladder"], "ladder", 0, MAX_LADDER)
-                ),
-                recent=tuple(
-                    _read_past(past) for past in schema.items(obj["recent"], "recent", 0, MAX_PAST)
-                ),
-            )
-        case "goto":
-            keys = {"kind", "table", "url", "code", "name", "role", "door_key", "host_token"}
-            schema.only(obj, "goto", keys)
-            role = obj["role"]
-            if role not in ("seat", "watcher"):
-                raise ProtocolError("goto: role: no such role")
-            return GoTo(
-                schema.text(obj["table"], "table", _ID),
-                schema.text(obj["url"], "url", _TEXT),
-                schema.text(obj["code"], "code", _NAME),
-                schema.text(obj["name"], "name", _NAME),
-                "seat" if role == "seat" else "watcher",
-                _secret(obj["door_key"], "door_key"),
-                _secret(obj["host_token"], "host_token"),
-            )
-        case "keyword":
-            schema.only(obj, "keyword", {"kind", "login", "port", "minutes"})
-            port = obj["port"]
-            return KeyWord(
-                schema.text(obj["login"], "login", _NAME),
-                None if port is None else schema.whole(port, "port", 1, 65535),
-                schema.whole(obj["minutes"], "minutes", 1, 1440),
-            )
-        case "said" | "farewell":
-            schema.only(obj, kind, {"kind", "text"})
-            said = schema.text(obj["text"], "text", _TEXT)
-            return Said(said) if kind == "said" else Farewell(said)
-    raise ProtocolError(f"unknown kind {schema.shown(kind)}")
-
-
-def _bool(value: object, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise ProtocolError(f"{what}: not true or false")
-    return value
-
-
-def _matches(value: object) -> int | None:
-    return None if value is None else schema.whole(value, "matches", 1, MAX_MATCHES)
-
-
-def _secret(value: object, what: str) -> str | None:
-    return _maybe(value, what, _SECRET)
-
-
-def _maybe(value: object, what: str, limit: int) -> str | None:
-    return None if value is None else schema.text(value, what, limit)
-
-
-def _count(value: object, what: str) -> int:
-    return schema.whole(value, what, 0, 2**31)
-
-
-def _read_row(value: object) -> TableRow:
-    keys = {"id", "players", "rated", "matches", "rating", "score", "watchers", "rematch"}
-    row = schema.fields(value, "table", keys)
-    players = schema.items(row["players"], "players", 1, 2)
-    score = schema.items(row["score"], "score", 3, 3)
-    wins0, wins1, draws = (_count(each, "score") for each in score)
-    return TableRow(
-        schema.text(row["id"], "id", _ID),
-        tuple(schema.text(each, "player", _NAME) for each in players),
-        _bool(row["rated"], "rated"),
-        _matches(row["matches"]),
-        schema.text(row["rating"], "rating", _NAME),
-        (wins0, wins1, draws),
-        _count(row["watchers"], "watchers"),
-        _bool(row["rematch"], "rematch"),
-    )
-
-
-def _read_line(value: object) -> LadderLine:
-    rank, handle, rating, matches, wins, draws, losses = schema.items(value, "ladder line", 7, 7)
-    return LadderLine(
-        _count(rank, "rank"),
-        schema.text(handle, "handle", _NAME),
-        schema.text(rating, "rating", _NAME),
-        _count(matches, "matches"),
-        _count(wins, "wins"),
-        _count(draws, "draws"),
-        _count(losses, "losses"),
-    )
-
-
-def _read_past(value: object) -> PastMatch:
-    past = schema.fields(value, "recent match", {"match", "rated"})
-    return PastMatch(decode_match(past["match"]), _bool(past["rated"], "rated"))

@@ -10,6 +10,8 @@ from typing import Any, Final
 
 import tictactoe.options.checks as checks
 from tictactoe.club.capacity import MOST_PLAYERS
+from tictactoe.core.finished import CLASSIC_NAME
+from tictactoe.core.rules import VARIANTS
 from tictactoe.options.parsers import CommandParser
 
 __all__ = ["add_club", "add_club_session"]
@@ -69,7 +71,14 @@ def add_club(commands: Any) -> dict[tuple[str, ...], CommandParser]:
         found["club", name] = parser
         return parser
 
-    ladder = add("ladder", "print the ladder")
+    ladder = add("ladder", "print the ladder of one game")
+    ladder.add_argument(
+        "--variant",
+        choices=tuple(VARIANTS),
+        default=CLASSIC_NAME,
+        help="the game whose ladder is printed: classic or ultimate, each with a ladder of its"
+        " own (default: classic)",
+    )
     ladder.add_argument("--json", action="store_true", help="a JSON list of objects")
     ban = add("ban", "refuse a player (and their keys) at the door")
     ban.add_argument("handle", metavar="HANDLE")
@@ -95,14 +104,11 @@ def add_club(commands: Any) -> dict[tuple[str, ...], CommandParser]:
     unkey.add_argument("fingerprint", metavar="FINGERPRINT")
     unkey.add_argument("--json", action="store_true", help="a JSON object")
     migrate = add(
-        "migrate", "make or migrate the club's schema in its PostgreSQL database", folder=False
+        "migrate", "make or migrate the club's schema: its PostgreSQL database, or its own file"
     )
-    migrate.description = "Make or migrate the club's schema in its PostgreSQL database."
-    migrate.add_argument(
-        "--database",
-        default=None,
-        metavar="DSN",
-        help="the club's database, postgresql://USER@HOST:PORT/DB (default: $TICTACTOE_DATABASE)",
+    migrate.description = (
+        "Make or migrate the club's schema ahead of time (a club does it as it starts): its"
+        " PostgreSQL database, or else its own file in the club's folder."
     )
     return found
 

@@ -33,7 +33,7 @@ SIZE = (80, 24)
 """The terminal the lobby is drawn in."""
 
 _SHOWN = Snapshot(
-    You("warm", False, "1500 ± 500"),
+    You("warm", False, (("classic", "1500 ± 500"),)),
     open=(TableRow("1", ("ada",), True, None, rating="1500 ± 500"),),
     playing=(TableRow("2", ("bob", "cy"), False, 3, score=(1, 0, 1), watchers=1),),
     ladder=(LadderLine(1, "ada", "1520 ± 90", 3, 2, 1, 0),),

@@ -1,6 +1,7 @@
-"""The dialog that opens a table at the club (`o` in the lobby): rated or not, and a series of
-1, 3 or 5 matches or an open-ended one. Enter opens the table as the dialog shows it, so `o`
-then Enter opens one with the defaults. A guest's tables are unrated: a guest is not offered the
+"""The dialog that opens a table at the club (`o` in the lobby): which game (classic or
+Ultimate, `g` switches; the lobby's game in focus first), rated or not, and a series of 1, 3 or 5
+matches or an open-ended one. Enter opens the table as the dialog shows it, so `o` then Enter
+opens one with the defaults. A guest's tables are unrated: a guest is not offered the
 choice. The choices show ● chosen and ○ not (`Choice`), readable without colour.
 """
 
@@ -15,6 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, RadioButton, RadioSet, Static
 
+from tictactoe.core.finished import CLASSIC_NAME
+from tictactoe.core.rules import VARIANTS
 from tictactoe.online.lobby import OpenTable
 from tictactoe.tui.widgets.choice import Choice
 from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
@@ -42,6 +45,7 @@ class OpenTableScreen(MinimumSize, ModalScreen[OpenTable | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=True),
         Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("g", "switch_game", "Game", priority=True),
         Binding("r", "rated(True)", "Rated", priority=True),
         Binding("u", "rated(False)", "Unrated", priority=True),
         Binding("e", "length(0)", "Open-ended", priority=True),
@@ -54,8 +58,14 @@ class OpenTableScreen(MinimumSize, ModalScreen[OpenTable | None]):
         ),
     ]
 
-    def __init__(self, *, rated: bool = True, guest: bool = False) -> None:
+    def __init__(
+        self, *, rated: bool = True, guest: bool = False, variant: str = CLASSIC_NAME
+    ) -> None:
         super().__init__()
+        self.games: tuple[str, ...] = tuple(VARIANTS)
+        """The games a table may be of, as the dialog offers them."""
+        self.game = self.games.index(variant)
+        """The game, as the dialog shows it: its index in `games`."""
         self.guest = guest
         """A guest's tables are unrated: the choice is not offered."""
         self.rated = rated and not guest
@@ -67,6 +77,10 @@ class OpenTableScreen(MinimumSize, ModalScreen[OpenTable | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="open-dialog", classes="dialog"):
             yield Static("Open a table", id="open-title")
+            yield Label("Game", classes="open-label")
+            with RadioSet(id="open-game"):
+                for index, game in enumerate(self.games):
+                    yield Choice(VARIANTS[game].title, value=index == self.game)
             if not self.guest:
                 yield Label("Rating", classes="open-label")
                 with RadioSet(id="open-rated"):
@@ -100,7 +114,11 @@ class OpenTableScreen(MinimumSize, ModalScreen[OpenTable | None]):
 
     def choice(self) -> OpenTable:
         """The table as the dialog shows it now."""
-        return OpenTable(rated=self.rated and not self.guest, matches=LENGTHS[self.length])
+        return OpenTable(
+            rated=self.rated and not self.guest,
+            matches=LENGTHS[self.length],
+            variant=self.games[self.game],
+        )
 
     # A key sets the choice at once (Enter may follow it in the same burst); the radio button
     # shows it once the set has heard of it.
@@ -109,6 +127,14 @@ class OpenTableScreen(MinimumSize, ModalScreen[OpenTable | None]):
         if not self.guest:
             self.rated = rated
             self.query_one("#rated" if rated else "#unrated", RadioButton).value = True
+
+    def action_switch_game(self) -> None:
+        self.game = (self.game + 1) % len(self.games)
+        list(self.query_one("#open-game", RadioSet).query(RadioButton))[self.game].value = True
+
+    @on(RadioSet.Changed, "#open-game")
+    def _game_chosen(self, event: RadioSet.Changed) -> None:
+        self.game = event.index
 
     def action_length(self, index: int) -> None:
         self.length = index

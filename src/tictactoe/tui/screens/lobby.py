@@ -1,13 +1,19 @@
-"""The club's lobby: where a player lands, sees what is open and in play, and the ladder.
+"""The club's lobby: where a player lands, sees what is open and in play, and the ladders.
 
 It shows the last `Snapshot` the club sent (`snapshot`), and turns keys and choices into what the
-player asks (`LobbyScreen.Asked`, sent on by the app): open a table (`o`: a dialog, rated or not,
-how many matches), sit at an open one (Enter on it), quick pair, watch a table in play (Enter on
-it), take one's own open table back, offer or take a rematch (`r`), add a key (`k`: the club
-gives a one-time word, which the app shows in a dialog).
+player asks (`LobbyScreen.Asked`, sent on by the app): open a table (`o`: a dialog, which game,
+rated or not, how many matches), sit at an open one (Enter on it), quick pair, watch a table in
+play (Enter on it), take one's own open table back, offer or take a rematch (`r`), add a key
+(`k`: the club gives a one-time word, which the app shows in a dialog).
+
+Every list says each table's game. One game is in focus (`game`): its ladder is shown, quick pair
+(`p`) pairs in it and the open dialog starts on it; it is the game of the player's last match
+until `g` switches it, and the lists' headings say which it is. The player's rating in each game
+is on the line about them.
 Enter on one of the player's recent matches replays it. Names are shown as the characters they
-are (`rich.text.Text`, never markup); a guest's table shows "guest" where a rating would be (a
-guest has none). The line about the player wraps rather than being cut on a narrow terminal.
+are (`rich.text.Text`, never markup); an open table shows its opener's rating in its game when
+it is rated, "unrated" when it is not, and "guest" for a guest's (a guest has no rating, and
+plays unrated). The line about the player wraps rather than being cut on a narrow terminal.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from tictactoe.core.club import is_guest
+from tictactoe.core.finished import CLASSIC_NAME
+from tictactoe.core.rules import VARIANTS
 from tictactoe.online.lobby import (
     AddKey,
     CloseTable,
@@ -47,11 +55,16 @@ from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
 __all__ = ["LobbyScreen"]
 
 
+def _title(name: str) -> str:
+    """How a person names the game `name` ("Classic", "Ultimate")."""
+    return VARIANTS[name].title
+
+
 def _kind(row: TableRow) -> str:
-    """ "rated · 5" (a series of five matches), "unrated · open" (open-ended); "rematch · …"
-    for a rematch offered to this player."""
+    """ "Ultimate · 5" (a series of five Ultimate matches), "Classic · open" (open-ended);
+    "rematch · …" for a rematch offered to this player."""
     length = "open" if row.matches is None else str(row.matches)
-    kind = f"{'rated' if row.rated else 'unrated'} · {length}"
+    kind = f"{_title(row.variant)} · {length}"
     return f"rematch · {kind}" if row.rematch else kind
 
 
@@ -81,7 +94,7 @@ def _tally(line: LadderLine) -> tuple[str, str, str]:
 
 COLUMNS: Final = {
     "open": ("Player", "Rating", "Series"),
-    "playing": ("Players", "Score", "Draws", "Watch"),
+    "playing": ("Players", "Game", "Score", "D", "Watch"),
     "ladder": ("#", "Handle", "Rating", "W", "D", "L"),
     "recent": ("Against", "Result", "Rated"),
 }
@@ -98,6 +111,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         Binding("o", "open(True)", "Open", priority=True),
         Binding("u", "open(False)", "Open unrated", show=False, priority=True),
         Binding("p", "pair", "Pair"),
+        Binding("g", "switch_game", "Game", show=False),
         Binding("r", "rematch", "Rematch"),
         Binding("c", "close_table", "Take back"),
         Binding("question_mark,f1", "app.help", "Help", key_display="?", priority=True),
@@ -107,6 +121,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     snapshot: var[Snapshot | None] = var(None, init=False)
     """What the club last said the lobby is."""
+    chosen: var[str | None] = var(None, init=False)
+    """The game `g` put in focus; None until it is pressed (the game of the last match)."""
 
     class Asked(Message):
         """The player asked the club for something."""
@@ -120,12 +136,12 @@ class LobbyScreen(MinimumSize, Screen[None]):
         yield Static("Coming into the club…", id="you", markup=False)
         with Horizontal(id="lobby"):
             with Vertical(id="tables"):
-                yield Label("Open tables · Enter sits", classes="heading")
+                yield Label("Open tables · Enter sits", id="open-heading", classes="heading")
                 yield DataTable(id="open", cursor_type="row", zebra_stripes=True)
                 yield Label("In play · Enter watches", classes="heading")
                 yield DataTable(id="playing", cursor_type="row", zebra_stripes=True)
             with Vertical(id="standing"):
-                yield Label("Ladder", classes="heading")
+                yield Label("Ladder", id="ladder-heading", classes="heading")
                 yield DataTable(id="ladder", cursor_type="row", zebra_stripes=True)
                 yield Label("Your recent matches", classes="heading")
                 yield DataTable(id="recent", cursor_type="row", zebra_stripes=True)
@@ -138,6 +154,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         """Whether the tables have their columns: a snapshot before that waits for them."""
         self._you = ""
         """The line about the player as shown: unchanged, it is not put again."""
+        self._game = ""
+        """The game in focus as the headings show it."""
         self._rows: dict[str, list[tuple[str, list[str]]]] = {}
         """What each list shows, as text, by its id: a row's key and its cells."""
         self._widths: dict[str, list[int]] = {}
@@ -155,7 +173,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         if snapshot is None or not self._ready:
             return
         you = snapshot.you
-        line = f"{you.handle} · guest, unrated" if you.guest else f"{you.handle} · {you.rating}"
+        ratings = " · ".join(f"{_title(game)} {shown}" for game, shown in you.ratings)
+        line = f"{you.handle} · guest, unrated" if you.guest else f"{you.handle} · {ratings}"
         if you.waiting_at is not None and you.waiting_for is not None:
             line += f" · offering {you.waiting_for} a rematch (c takes it back)"
         elif you.waiting_at is not None:
@@ -167,16 +186,6 @@ class LobbyScreen(MinimumSize, Screen[None]):
             self.query_one("#you", Static).update(Text(line))
         self._fill("open", [(row.id, self._open_row(row)) for row in snapshot.open])
         self._fill("playing", [(row.id, self._playing_row(row)) for row in snapshot.playing])
-        self._fill(
-            "ladder",
-            [
-                (
-                    line.handle,
-                    (str(line.rank), Text(line.handle), line.rating, *_tally(line)),
-                )
-                for line in snapshot.ladder
-            ],
-        )
         self._fill(
             "recent",
             [
@@ -191,16 +200,55 @@ class LobbyScreen(MinimumSize, Screen[None]):
                 for index, past in enumerate(snapshot.recent)
             ],
         )
+        self._show_game()
+
+    @property
+    def game(self) -> str:
+        """The game in focus: the one `g` chose, else the game of the player's last match."""
+        if self.chosen is not None:
+            return self.chosen
+        recent = () if self.snapshot is None else self.snapshot.recent
+        return recent[0].match.variant if recent else CLASSIC_NAME
+
+    def watch_chosen(self) -> None:
+        if self._ready:
+            self._show_game()
+
+    def _show_game(self) -> None:
+        """The ladder of the game in focus, and the headings that say which it is."""
+        snapshot, game = self.snapshot, self.game
+        if snapshot is None:
+            return
+        if game != self._game:
+            self._game = game
+            title = _title(game)
+            self.query_one("#open-heading", Label).update(
+                f"Open tables · Enter sits · p pairs in {title}"
+            )
+            self.query_one("#ladder-heading", Label).update(f"{title} ladder · g switches")
+        self._fill(
+            "ladder",
+            [
+                (
+                    line.handle,
+                    (str(line.rank), Text(line.handle), line.rating, *_tally(line)),
+                )
+                for line in snapshot.ladder
+                if line.variant == game
+            ],
+        )
 
     @staticmethod
     def _open_row(row: TableRow) -> tuple[object, ...]:
         opener = row.players[0]
-        return (Text(opener), "guest" if is_guest(opener) else row.rating, _kind(row))
+        rating = "guest" if is_guest(opener) else row.rating if row.rated else "unrated"
+        return (Text(opener), rating, _kind(row))
 
     @staticmethod
     def _playing_row(row: TableRow) -> tuple[object, ...]:
         wins0, wins1, draws = row.score
-        return (Text(" v ".join(row.players)), f"{wins0}–{wins1}", str(draws), str(row.watchers))
+        players = Text(" v ".join(row.players))
+        return (players, _title(row.variant), f"{wins0}–{wins1}", str(draws), str(row.watchers))
 
     def _fill(self, table_id: str, rows: list[tuple[str, tuple[object, ...]]]) -> None:
         """Put `rows` in the table, the cursor staying on the row it was on when it still is.
@@ -271,7 +319,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         """The dialog that says how the table is played; awaited, so that the keys typed after
         `o` (Enter: open as it shows) find it on top."""
         guest = self.snapshot is not None and self.snapshot.you.guest
-        await self.app.push_screen(OpenTableScreen(rated=rated, guest=guest), self._opened)
+        dialog = OpenTableScreen(rated=rated, guest=guest, variant=self.game)
+        await self.app.push_screen(dialog, self._opened)
 
     def _opened(self, ask: OpenTable | None) -> None:
         if ask is not None:
@@ -290,7 +339,12 @@ class LobbyScreen(MinimumSize, Screen[None]):
         self.post_message(self.Asked(AddKey()))
 
     def action_pair(self) -> None:
-        self.post_message(self.Asked(QuickPair()))
+        self.post_message(self.Asked(QuickPair(self.game)))
+
+    def action_switch_game(self) -> None:
+        """The next game in focus: its ladder, and quick pair in it."""
+        games = list(VARIANTS)
+        self.chosen = games[(games.index(self.game) + 1) % len(games)]
 
     def action_close_table(self) -> None:
         self.post_message(self.Asked(CloseTable()))

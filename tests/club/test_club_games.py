@@ -1,0 +1,166 @@
+"""A ladder for each game at the club: the owner's `club ladder --variant`, `club migrate` of the
+club's own file, and the real thing: two players with the real `ssh` open a rated Ultimate table,
+play it to a win, and the Ultimate ladder moves while the classic one does not."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from club.test_club_end_to_end import Club, open_club
+from club.test_club_end_to_end import owner as owner_beside
+from club.test_club_files import owner
+from online.test_end_to_end import Terminal
+from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
+from online.test_ultimate_link import X_WINS
+from online.test_ultimate_online import keys
+from record.test_club_games import OLD_SCHEMA, ultimate_left
+from record.test_club_record import won_by_first
+from tictactoe.core.rules import ULTIMATE
+from tictactoe.core.ultimate import UltimateState
+from tictactoe.record.club import CLUB_MIGRATIONS, ClubRecord
+
+NOW = 1_800_000_000.0
+
+
+def _club_of_both_games(folder: Path) -> None:
+    """A club's file where ada beat bob at classic, and bob beat ada at Ultimate."""
+    record = ClubRecord(folder / "club.sqlite3")
+    try:
+        for handle in ("ada", "bob"):
+            assert record.enter(handle, _key(), "127.0.0.1", NOW).refusal is None
+        record.finish("t1", ("ada", "bob"), True, won_by_first("ada", "bob"), NOW)
+        record.finish("t2", ("bob", "ada"), True, ultimate_left("bob", "ada"), NOW)
+    finally:
+        record.close()
+
+
+def _key() -> str:
+    """A fresh public key line."""
+    return asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().strip()
+
+
+def test_club_ladder_prints_the_ladder_of_the_game_asked_for(tmp_path: Path) -> None:
+    _club_of_both_games(tmp_path)
+    ultimate = json.loads(owner(tmp_path, "ladder", "--variant", "ultimate", "--json").stdout)
+    assert [(row["rank"], row["handle"], row["wins"], row["losses"]) for row in ultimate] == [
+        (1, "bob", 1, 0),
+        (2, "ada", 0, 1),
+    ]
+    classic = json.loads(owner(tmp_path, "ladder", "--json").stdout)
+    assert [(row["handle"], row["wins"]) for row in classic] == [("ada", 1), ("bob", 0)]
+    said = owner(tmp_path, "ladder", "--variant", "ultimate").stdout
+    assert said.splitlines()[1].split()[:2] == ["1", "bob"]
+    helped = owner(tmp_path, "ladder", "--help").stdout
+    assert "--variant" in helped and "(default: classic)" in " ".join(helped.split())
+
+
+def test_an_empty_ladder_says_which_game(tmp_path: Path) -> None:
+    ClubRecord(tmp_path / "club.sqlite3").close()
+    done = owner(tmp_path, "ladder", "--variant", "ultimate")
+    assert done.stdout == "Nobody has played a rated Ultimate match yet.\n"
+    assert json.loads(owner(tmp_path, "ladder", "--variant", "ultimate", "--json").stdout) == []
+
+
+def test_a_game_the_club_does_not_know_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    ClubRecord(tmp_path / "club.sqlite3").close()
+    done = owner(tmp_path, "ladder", "--variant", "chess")
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert "chess" in line and line.endswith(".") and line.count(". ") == 0
+
+
+def test_club_migrate_brings_the_clubs_own_file_up_to_date(tmp_path: Path) -> None:
+    path = tmp_path / "club.sqlite3"
+    with sqlite3.connect(path) as db:
+        for steps in CLUB_MIGRATIONS[:OLD_SCHEMA]:
+            for statement in steps:
+                db.execute(statement)
+        db.execute("INSERT INTO players VALUES (1, 'ada', 1.0, 1.0)")
+        db.execute("INSERT INTO ratings VALUES (1, 27.5, 7.1, 1, 1, 0, 0)")
+        db.execute(f"PRAGMA user_version = {OLD_SCHEMA}")
+    done = owner(tmp_path, "migrate")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        f"The club's file {path} went from schema version {OLD_SCHEMA} to {len(CLUB_MIGRATIONS)}.\n"
+    )
+    assert owner(tmp_path, "migrate").stdout.endswith("already.\n")
+    classic = json.loads(owner(tmp_path, "ladder", "--json").stdout)
+    assert [(row["handle"], row["mu"]) for row in classic] == [("ada", 27.5)]
+
+
+def test_club_migrate_without_a_club_says_so_in_one_sentence(tmp_path: Path) -> None:
+    done = owner(tmp_path, "migrate")
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("tictactoe club migrate: there is no club in") and line.endswith(".")
+    assert not (tmp_path / "club.sqlite3").exists(), "nothing made"
+
+
+def play(moves: tuple[int, ...], players: dict[str, Terminal]) -> None:
+    """`moves` from the start of a match, X's by the first of `players` (by handle), O's by the
+    second; each shows in both moves lists (its number and who made it: at a club's width the
+    rest of the line wraps) before the next."""
+    state = ULTIMATE.new()
+    assert isinstance(state, UltimateState)
+    names = list(players)
+    for number, move in enumerate(moves, start=1):
+        name = names[(number - 1) % 2]
+        for terminal in players.values():
+            terminal.from_now()
+        players[name].send(keys(state, move))
+        for terminal in players.values():
+            terminal.expect(rf"\b{number}\. {name} [XO]\b")
+        state = state.play(move)
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[Club]:
+    running = open_club(tmp_path)
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("ssh")
+def test_a_rated_ultimate_match_at_the_club_moves_the_ultimate_ladder_alone(club: Club) -> None:
+    alice = club.ssh("alice", "alice")
+    bob = club.ssh("bob", "bob")
+    alice.expect("p pairs in Classic")  # nobody has played yet: classic is in focus
+    bob.expect("Open tables")
+    alice.from_now().send(b"og\r")  # the open dialog, g: Ultimate, Enter opens it
+    bob.expect(r"alice 1500 ± \d+ Ultimate · open")
+    bob.from_now().send(b"\r")
+    alice.expect("alice, choose your mark")
+    alice.from_now().send(b"x")
+    bob.expect(r"alice \(X\) to move")
+    play(X_WINS, {"alice": alice, "bob": bob})
+    alice.expect("alice wins!")
+    bob.expect("alice wins!")
+
+    bob.from_now().send(b"q")  # leaves the table: the series ends for both, back to the lobby
+    bob.expect(r"bob · Classic 1500 ± 500 · Ultimate (\d+) ± \d+")
+    bob.expect("p pairs in Ultimate")  # the game of his last match, in focus
+    won = alice.expect(r"alice · Classic 1500 ± 500 · Ultimate (\d+) ± \d+")
+    assert int(won[1]) > 1500
+
+    ultimate = json.loads(owner_beside(club, "ladder", "--variant", "ultimate", "--json").stdout)
+    assert [(row["handle"], row["wins"], row["losses"]) for row in ultimate] == [
+        ("alice", 1, 0),
+        ("bob", 0, 1),
+    ]
+    assert json.loads(owner_beside(club, "ladder", "--json").stdout) == []
+
+    carol = club.ssh("carol", "carol")
+    carol.expect("Classic ladder · g switches")
+    carol.from_now().send(b"g")
+    carol.expect("Ultimate ladder · g switches")
+    ladder = carol.expect(r"1 alice (\d+) ± \d+ 1 0 0 2 bob (\d+) ± \d+ 0 0 1")
+    assert int(ladder[1]) > 1500 > int(ladder[2])
