@@ -151,9 +151,11 @@ class GameRecord(Queries):
         """Before reading: open the file if it is not open yet (made, or brought up to date
         from an earlier version, which takes seconds for a big record), and wait for what the
         writer thread is writing (for `timeout` seconds at most). Called off the screen's
-        thread, so that the reads after it find the file open."""
-        with self._lock:
-            self._connection()
+        thread, so that the reads after it find the file open (a read of a file not open yet
+        would wait for the writing side's lock, which opens it)."""
+        if self._db is None:
+            with self._lock:
+                self._connection()
         if self.busy:
             self.flush(timeout)
 
