@@ -4,35 +4,13 @@
 
 from __future__ import annotations
 
+from tictactoe.options import setups
 from tictactoe.options.parsers import BadArguments, CommandParser
-from tictactoe.options.setups import (
-    Parsed,
-    game_config,
-    game_options,
-    host_options,
-    online_setup,
-    parse,
-    parse_config,
-    parse_online,
-    parse_serve,
-    serve_config,
-)
+from tictactoe.options.setups import *  # noqa: F403 - its names are the package's, as __all__ says
 from tictactoe.options.tree import tree
 
-__all__ = [
-    "BadArguments",
-    "Parsed",
-    "build_parser",
-    "game_config",
-    "game_options",
-    "host_options",
-    "online_setup",
-    "parse",
-    "parse_config",
-    "parse_online",
-    "parse_serve",
-    "serve_config",
-]
+__all__ = ["BadArguments", "build_parser"]
+__all__ += setups.__all__
 
 
 def build_parser() -> CommandParser:

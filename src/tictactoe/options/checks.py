@@ -23,6 +23,7 @@ __all__ = [
     "pace",
     "players",
     "port",
+    "port_option",
     "relay",
     "watchers",
 ]
@@ -121,3 +122,11 @@ def relay(text: str) -> RelayTarget:
         return parse_relay(text)
     except ValueError as problem:
         raise argparse.ArgumentTypeError(str(problem)) from None
+
+
+def port_option(
+    add_argument: Callable[..., argparse.Action], flag: str, default: int | None, words: str
+) -> None:
+    """Adds the port option `flag` (checked by `port`; 0 asks for any free one), its help
+    `words`, with `add_argument` (a parser's or a group's)."""
+    add_argument(flag, type=port, default=default, metavar="PORT", help=words)

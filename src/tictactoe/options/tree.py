@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,18 +77,12 @@ def tree() -> Tree:
         help="the address to listen on (default: 127.0.0.1, this machine only); another address"
         " lets anyone who can reach it play and add to your game record",
     )
-    serve.add_argument(
-        "--port",
-        type=checks.port,
-        default=8000,
-        help="the port to listen on (default: 8000; 0: any)",
-    )
-    serve.add_argument(
+    port = functools.partial(checks.port_option, serve.add_argument)
+    port("--port", 8000, "the port to listen on (default: 8000; 0: any)")
+    port(
         "--ssh-port",
-        type=checks.port,
-        default=None,
-        metavar="PORT",
-        help="also an SSH door on this port (on the same address): every session gets its own"
+        None,
+        "also an SSH door on this port (on the same address): every session gets its own"
         " game in its terminal, as every tab does (ssh -p PORT play@HOST)",
     )
     add_game_options(serve.add_argument_group("every tab's game").add_argument)
@@ -144,20 +139,9 @@ def _add_host_options(host: CommandParser) -> None:
     host.add_argument(
         "--listen", metavar="ADDRESS", default=None, help="the one address the doors listen on"
     )
-    host.add_argument(
-        "--ssh-port",
-        type=checks.port,
-        default=2222,
-        metavar="PORT",
-        help="the SSH door's port (default: 2222; 0: any)",
-    )
-    host.add_argument(
-        "--web-port",
-        type=checks.port,
-        default=8000,
-        metavar="PORT",
-        help="the browser door's port (default: 8000; 0: any)",
-    )
+    port = functools.partial(checks.port_option, host.add_argument)
+    port("--ssh-port", 2222, "the SSH door's port (default: 2222; 0: any)")
+    port("--web-port", 8000, "the browser door's port (default: 8000; 0: any)")
     host.add_argument("--no-web", action="store_true", help="no browser door: ssh only")
     host.add_argument(
         "--relay",
@@ -167,13 +151,7 @@ def _add_host_options(host: CommandParser) -> None:
         " log into with ssh and your keys; its sshd needs GatewayPorts clientspecified) to the"
         " SSH door; it carries only encrypted bytes",
     )
-    host.add_argument(
-        "--relay-port",
-        type=checks.port,
-        default=0,
-        metavar="PORT",
-        help="the relay's port for your friend (default: 0, one the relay chooses)",
-    )
+    port("--relay-port", 0, "the relay's port for your friend (default: 0, one the relay chooses)")
     host.add_argument(
         "--grace",
         type=checks.grace,
