@@ -3,10 +3,10 @@
 The screen: its tabs, what each table loads, and what its keys do (`record_keys` binds them).
 It shows the record of one game at a time: the one being played when it opened (classic
 without a series), and `g` shows the next game's once the record holds more than classic's
-matches (the title then names the game). Each table is a `PagedTable`,
-which holds one page of rows at a time, so a record of a million matches opens as fast
-as an empty one; how a row reads is `record_rows`. The tables shorten names, so that
-every column fits; `i` (or Enter on a player) shows the row in full (`DetailsScreen`).
+matches (the title then names the game). Each table is a `PagedTable`, which holds one page
+of rows at a time, so a record of a million matches opens as fast as an empty one; how a row
+reads is `record_rows`. The tables shorten names, so that every column fits; `i` (or Enter on
+a player) shows the row in full (`DetailsScreen`).
 """
 
 from __future__ import annotations
