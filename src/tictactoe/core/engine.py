@@ -179,15 +179,10 @@ class GameState(Position):
     def _checked(self, cell: object) -> int:
         """`cell` as a plain int if the mark to move may take it; else IllegalMove,
         saying why in words a player understands."""
-        if isinstance(cell, bool) or not isinstance(cell, int):
-            raise IllegalMove(f"a cell is a whole number from 0 to 8, not {cell!r}")
-        if not 0 <= cell <= 8:
-            raise IllegalMove(f"there is no cell {cell}: cells are numbered 0 to 8")
-        if self.is_over:
-            raise IllegalMove("the game is over")
-        if cell not in self._free:
-            raise IllegalMove(f"cell {cell} ({CELL_NAMES[cell]}) is taken")
-        return int(cell)  # an IntEnum or the like: its value is the cell
+        number = self._numbered(cell, "cell", 8)
+        if number not in self._free:
+            raise IllegalMove(f"cell {number} ({CELL_NAMES[number]}) is taken")
+        return number
 
     @property
     def first(self) -> Mark:

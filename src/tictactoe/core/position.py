@@ -47,6 +47,7 @@ class Position:
     """The last move; -1 at the start."""
 
     if TYPE_CHECKING:
+        is_over: bool
 
         @classmethod
         def new(cls, first: Mark = ...) -> Self: ...
@@ -59,6 +60,17 @@ class Position:
     def __new__(cls, *args: object, **kwargs: object) -> Self:
         """Refused: a state made any other way would have no fields."""
         raise TypeError(f"start a game with {cls.__name__}.new()")
+
+    def _numbered(self, move: object, kind: str, last: int) -> int:
+        """`move` as a plain int if it is a whole number from 0 to `last` and the game goes on;
+        else IllegalMove, in words that call it a `kind` ("cell", "move")."""
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise IllegalMove(f"a {kind} is a whole number from 0 to {last}, not {move!r}")
+        if not 0 <= move <= last:
+            raise IllegalMove(f"there is no {kind} {move}: {kind}s are numbered 0 to {last}")
+        if self.is_over:
+            raise IllegalMove("the game is over")
+        return int(move)  # an IntEnum or the like: its value is the number
 
     def undo(self) -> Self:
         """The state before the last move. Raises IllegalMove at the start."""

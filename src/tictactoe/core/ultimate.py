@@ -165,12 +165,7 @@ class UltimateState(Position):
     def _checked(self, move: object) -> int:
         """`move` as a plain int if the mark to move may make it; else IllegalMove, saying
         why in words a player understands."""
-        if isinstance(move, bool) or not isinstance(move, int):
-            raise IllegalMove(f"a move is a whole number from 0 to 80, not {move!r}")
-        if not 0 <= move <= 80:
-            raise IllegalMove(f"there is no move {move}: moves are numbered 0 to 80")
-        if self.is_over:
-            raise IllegalMove("the game is over")
+        move = self._numbered(move, "move", 80)
         board = move // 9
         if (self._mine | self._theirs) >> move & 1:
             raise IllegalMove(f"{move_words(move)} is taken")
@@ -178,7 +173,7 @@ class UltimateState(Position):
             raise IllegalMove(f"the {BOARD_NAMES[board]} is finished: it takes no more moves")
         if self._forced >= 0 and board != self._forced:
             raise IllegalMove(f"the move must be in the {BOARD_NAMES[self._forced]}")
-        return int(move)  # an IntEnum or the like: its value is the move
+        return move
 
     @property
     def first(self) -> Mark:
