@@ -4,6 +4,7 @@ play it to a win, and the Ultimate ladder moves while the classic one does not."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ import pytest
 
 from club.test_club_end_to_end import Club, open_club
 from club.test_club_end_to_end import owner as owner_beside
+from club.test_club_features import at_table, goto, key_line, next_news, said, until
 from club.test_club_files import owner
 from online.test_end_to_end import Terminal
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
@@ -21,8 +23,22 @@ from online.test_ultimate_link import X_WINS
 from online.test_ultimate_online import keys
 from record.test_club_games import OLD_SCHEMA, ultimate_left
 from record.test_club_record import won_by_first
+from tictactoe.club.link import LobbyLink
+from tictactoe.club.lobby import CLUB_TOKEN
+from tictactoe.club.lobby import Club as LobbyClub
 from tictactoe.core.rules import ULTIMATE
 from tictactoe.core.ultimate import UltimateState
+from tictactoe.link.client import AuthorityLink
+from tictactoe.online.lobby import (
+    CloseTable,
+    GoTo,
+    LobbyNews,
+    OpenTable,
+    QuickPair,
+    Rematch,
+    Snapshot,
+)
+from tictactoe.online.protocol import Ended, State
 from tictactoe.record.club import CLUB_MIGRATIONS, ClubRecord
 
 NOW = 1_800_000_000.0
@@ -102,19 +118,94 @@ def test_club_migrate_without_a_club_says_so_in_one_sentence(tmp_path: Path) -> 
     assert not (tmp_path / "club.sqlite3").exists(), "nothing made"
 
 
-def play(moves: tuple[int, ...], players: dict[str, Terminal]) -> None:
-    """`moves` from the start of a match, X's by the first of `players` (by handle), O's by the
-    second; each shows in both moves lists (its number and who made it: at a club's width the
-    rest of the line wraps) before the next."""
-    state = ULTIMATE.new()
+async def _series_of(seat: AuthorityLink) -> State:
+    """The first state of a table's link that holds its series (both seats taken)."""
+    state: State = await until(seat, State)
+    while state.series is None:
+        state = await until(seat, State)
+    return state
+
+
+async def test_quick_pair_pairs_within_a_game_and_a_rematch_keeps_it(tmp_path: Path) -> None:
+    record = ClubRecord(tmp_path / "club.sqlite")
+    club = LobbyClub(record)
+    await club.start()
+    links: dict[str, LobbyLink] = {}
+    try:
+        for handle in ("ada", "alan", "grace"):
+            admission = await club.enter(handle, key_line(handle), "127.0.0.1")
+            links[handle] = await LobbyLink.open(club.url, admission.environment[CLUB_TOKEN])
+        ada, alan, grace = links["ada"], links["alan"], links["grace"]
+        await ada.ask(OpenTable(rated=True, variant="ultimate"))
+        opened = await next_news(ada, goto)
+        assert isinstance(opened, GoTo)
+
+        await grace.ask(QuickPair("classic"))  # Ada waits at Ultimate: nobody waits at classic
+        grace_waits = await next_news(grace, goto)
+        await next_news(grace, said("Nobody is waiting"))
+        assert grace_waits.table != opened.table  # type: ignore[union-attr]
+        shown = club.snapshot("alan", False).open
+        assert sorted((row.players[0], row.variant) for row in shown) == [
+            ("ada", "ultimate"),
+            ("grace", "classic"),
+        ]
+
+        await alan.ask(QuickPair("ultimate"))  # the closest waiting at Ultimate: Ada's table
+        sat = await next_news(alan, goto)
+        assert isinstance(sat, GoTo) and sat.table == opened.table
+        seats = [await at_table(opened), await at_table(sat)]
+        for seat in seats:
+            state = await _series_of(seat)
+            assert state.series is not None and state.series.variant.name == "ultimate"
+        (playing,) = club.snapshot("grace", False).playing
+        assert (playing.players, playing.variant) == (("ada", "alan"), "ultimate")
+
+        await seats[1].leave()  # before a move: aborted, nothing recorded
+        for seat in seats:
+            await until(seat, Ended)
+            await seat.close()
+        await ada.ask(Rematch())
+        offer = await next_news(ada, goto)
+
+        def offered(news: LobbyNews) -> bool:
+            return isinstance(news, Snapshot) and news.you.offered_by == "ada"
+
+        kept = await next_news(alan, offered)
+        assert isinstance(kept, Snapshot)
+        assert [(row.variant, row.rematch) for row in kept.open if row.players == ("ada",)] == [
+            ("ultimate", True)
+        ]
+        await alan.ask(Rematch())
+        taken = await next_news(alan, goto)
+        seats = [await at_table(offer), await at_table(taken)]
+        for seat in seats:
+            state = await _series_of(seat)
+            assert state.series is not None and state.series.variant.name == "ultimate"
+            await seat.close()
+        await grace.ask(CloseTable())
+    finally:
+        for link in links.values():
+            with contextlib.suppress(Exception):
+                await link.close()
+        await club.stop()
+        record.close()
+
+
+def play(
+    moves: tuple[int, ...], players: dict[str, Terminal], *watching: Terminal, start: int = 0
+) -> None:
+    """`moves` of a match from its `start`th, X's by the first of `players` (by handle), O's by
+    the second; each shows in every moves list (its number and who made it: at a club's width
+    the rest of the line wraps) before the next."""
+    state = ULTIMATE.replay(moves[:start])
     assert isinstance(state, UltimateState)
     names = list(players)
-    for number, move in enumerate(moves, start=1):
+    for number, move in enumerate(moves[start:], start=start + 1):
         name = names[(number - 1) % 2]
-        for terminal in players.values():
+        for terminal in (*players.values(), *watching):
             terminal.from_now()
         players[name].send(keys(state, move))
-        for terminal in players.values():
+        for terminal in (*players.values(), *watching):
             terminal.expect(rf"\b{number}\. {name} [XO]\b")
         state = state.play(move)
 
@@ -133,17 +224,25 @@ def club(tmp_path: Path) -> Iterator[Club]:
 def test_a_rated_ultimate_match_at_the_club_moves_the_ultimate_ladder_alone(club: Club) -> None:
     alice = club.ssh("alice", "alice")
     bob = club.ssh("bob", "bob")
+    dave = club.ssh("dave", None)  # a guest, who watches
     alice.expect("p pairs in Classic")  # nobody has played yet: classic is in focus
     bob.expect("Open tables")
+    dave.expect("Open tables")
     alice.from_now().send(b"og\r")  # the open dialog, g: Ultimate, Enter opens it
     bob.expect(r"alice 1500 ± \d+ Ultimate · open")
     bob.from_now().send(b"\r")
     alice.expect("alice, choose your mark")
+    dave.expect(r"alice v bob Ultimate 0–0 0 0")
+    dave.from_now().send(b"\t\r")  # Enter on the table in play: watch it
+    dave.expect("watching")
     alice.from_now().send(b"x")
     bob.expect(r"alice \(X\) to move")
-    play(X_WINS, {"alice": alice, "bob": bob})
-    alice.expect("alice wins!")
-    bob.expect("alice wins!")
+    dave.expect(r"alice \(X\) to move")
+    play(X_WINS[:1], {"alice": alice, "bob": bob}, dave)
+    dave.expect("top-left board")  # the watcher's moves are Ultimate's, by board and cell
+    play(X_WINS, {"alice": alice, "bob": bob}, dave, start=1)
+    for each in (alice, bob, dave):
+        each.expect("alice wins!")
 
     bob.from_now().send(b"q")  # leaves the table: the series ends for both, back to the lobby
     bob.expect(r"bob · Classic 1500 ± 500 · Ultimate (\d+) ± \d+")
