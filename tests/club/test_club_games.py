@@ -18,6 +18,7 @@ from club.test_club_end_to_end import owner as owner_beside
 from club.test_club_features import at_table, goto, key_line, next_news, said, until
 from club.test_club_files import owner
 from online.test_end_to_end import Terminal
+from online.test_link import state
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ultimate_link import X_WINS
 from online.test_ultimate_online import keys
@@ -26,7 +27,10 @@ from record.test_club_record import won_by_first
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN
 from tictactoe.club.lobby import Club as LobbyClub
+from tictactoe.core.club import START
+from tictactoe.core.engine import Mark
 from tictactoe.core.rules import ULTIMATE
+from tictactoe.core.series import ChooseMark, Play
 from tictactoe.core.ultimate import UltimateState
 from tictactoe.link.client import AuthorityLink
 from tictactoe.online.lobby import (
@@ -36,6 +40,7 @@ from tictactoe.online.lobby import (
     OpenTable,
     QuickPair,
     Rematch,
+    SitAt,
     Snapshot,
 )
 from tictactoe.online.protocol import Ended, State
@@ -189,6 +194,60 @@ async def test_quick_pair_pairs_within_a_game_and_a_rematch_keeps_it(tmp_path: P
                 await link.close()
         await club.stop()
         record.close()
+
+
+async def test_leaving_a_rated_ultimate_match_after_both_moved_loses_it_on_its_ladder(
+    tmp_path: Path,
+) -> None:
+    record = ClubRecord(tmp_path / "club.sqlite")
+    club = LobbyClub(record)
+    await club.start()
+    links: dict[str, LobbyLink] = {}
+    try:
+        for handle in ("ada", "alan"):
+            admission = await club.enter(handle, key_line(handle), "127.0.0.1")
+            links[handle] = await LobbyLink.open(club.url, admission.environment[CLUB_TOKEN])
+        ada, alan = links["ada"], links["alan"]
+        await ada.ask(OpenTable(rated=True, variant="ultimate"))
+        opened = await next_news(ada, goto)
+        await alan.ask(SitAt(opened.table))  # type: ignore[union-attr]
+        seats = (await at_table(opened), await at_table(await next_news(alan, goto)))
+        last = await state(seats[0], lambda seen: seen.series is not None)
+        await seats[0].act(last.version, ChooseMark(Mark.X))
+        for turn, move in enumerate(X_WINS[:2]):
+            last = await state(seats[turn], lambda seen, turn=turn: _moves(seen) == turn)
+            await seats[turn].act(last.version, Play(move))
+        await state(seats[0], lambda seen: _moves(seen) == 2)
+        await seats[1].leave()  # after both have moved: Alan's loss, on the Ultimate ladder
+
+        def rated(news: LobbyNews) -> bool:
+            return isinstance(news, Snapshot) and news.you.rating_in("ultimate") != START.shown
+
+        told = await next_news(ada, rated)
+        assert isinstance(told, Snapshot) and told.you.rating_in("classic") == START.shown
+        assert [
+            (row.handle, row.wins, row.losses) for row in record.ladder(variant="ultimate")
+        ] == [
+            ("ada", 1, 0),
+            ("alan", 0, 1),
+        ]
+        assert record.ladder() == []
+        (left,) = record.recent("alan")
+        assert (left.variant, left.moves, left.winner) == ("ultimate", X_WINS[:2], 0)
+        for seat in seats:
+            await seat.close()
+    finally:
+        for link in links.values():
+            with contextlib.suppress(Exception):
+                await link.close()
+        await club.stop()
+        record.close()
+
+
+def _moves(seen: State) -> int:
+    """The moves of the match a table's state shows (0 before its marks are chosen)."""
+    match = None if seen.series is None else seen.series.match
+    return 0 if match is None else len(match.moves)
 
 
 def play(
