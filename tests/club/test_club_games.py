@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import asyncssh
@@ -210,12 +210,13 @@ async def test_leaving_a_rated_ultimate_match_after_both_moved_loses_it_on_its_l
         ada, alan = links["ada"], links["alan"]
         await ada.ask(OpenTable(rated=True, variant="ultimate"))
         opened = await next_news(ada, goto)
-        await alan.ask(SitAt(opened.table))  # type: ignore[union-attr]
+        assert isinstance(opened, GoTo)
+        await alan.ask(SitAt(opened.table))
         seats = (await at_table(opened), await at_table(await next_news(alan, goto)))
         last = await state(seats[0], lambda seen: seen.series is not None)
         await seats[0].act(last.version, ChooseMark(Mark.X))
         for turn, move in enumerate(X_WINS[:2]):
-            last = await state(seats[turn], lambda seen, turn=turn: _moves(seen) == turn)
+            last = await state(seats[turn], _after(turn))
             await seats[turn].act(last.version, Play(move))
         await state(seats[0], lambda seen: _moves(seen) == 2)
         await seats[1].leave()  # after both have moved: Alan's loss, on the Ultimate ladder
@@ -242,6 +243,11 @@ async def test_leaving_a_rated_ultimate_match_after_both_moved_loses_it_on_its_l
                 await link.close()
         await club.stop()
         record.close()
+
+
+def _after(moves: int) -> Callable[[State], bool]:
+    """Whether a table's state shows its match after `moves` moves."""
+    return lambda seen: _moves(seen) == moves
 
 
 def _moves(seen: State) -> int:
