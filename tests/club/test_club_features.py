@@ -284,6 +284,22 @@ def test_the_open_table_dialog_at_80x24(snap_compare: Any) -> None:
     assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(80, 24), run_before=run_before)
 
 
+def test_the_open_table_dialog_of_ultimate_at_50x16(snap_compare: Any) -> None:
+    """At the smallest terminal the dialog fits whole: the game (Ultimate chosen), the rating,
+    the series and its buttons."""
+
+    async def run_before(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press("o", "g", "5")
+        await pilot.pause()
+        chosen = OpenTable(rated=True, matches=5, variant="ultimate")
+        assert pilot.app.screen.choice() == chosen
+        buttons = [pilot.app.screen.query_one(f"#{name}") for name in ("open", "cancel")]
+        assert all(button.region.bottom <= 15 for button in buttons), "above the footer"
+
+    assert snap_compare(club_app(FakeLobby(LOBBY)), terminal_size=(50, 16), run_before=run_before)
+
+
 def test_the_add_key_dialog_at_80x24(snap_compare: Any) -> None:
     lobby = FakeLobby(LOBBY)
 
