@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -50,6 +51,7 @@ from tictactoe.tui.screens.club_open import OpenTableScreen
 from tictactoe.tui.screens.club_replay import PastMatchScreen
 from tictactoe.tui.screens.lobby import LobbyScreen
 from tictactoe.tui.screens.replay import ReplayPane
+from tictactoe.tui.widgets.ultimate_board import UltimateBoard
 
 from .test_club_end_to_end import Club as RunningClub
 from .test_club_end_to_end import club as club  # the fixture: a club running in its terminal
@@ -196,7 +198,7 @@ async def test_enter_on_a_recent_match_replays_it() -> None:
         await pilot.press("tab", "tab", "tab", "enter")  # open, playing, ladder, recent
         await pilot.pause()
         assert isinstance(app.screen, PastMatchScreen)
-        assert shown(app, "#past-kind") == "An unrated match at the club"
+        assert shown(app, "#past-kind") == "An unrated match at the club · Classic"
         replay = app.screen.query_one(ReplayPane)
         assert replay.match is not None
         assert replay.match.moves == past.match.moves
@@ -213,6 +215,21 @@ async def test_enter_on_a_recent_match_replays_it() -> None:
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
     assert lobby.asked == []
+
+
+async def test_a_recent_ultimate_match_replays_on_the_ultimate_board() -> None:
+    ultimate = dataclasses.replace(LOBBY.recent[0].match, variant="ultimate", moves=(36, 1, 9))
+    lobby = FakeLobby(Snapshot(LOBBY.you, recent=(PastMatch(ultimate, True),)))
+    app = club_app(lobby)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("tab", "tab", "tab", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PastMatchScreen)
+        assert shown(app, "#past-kind") == "A rated match at the club · Ultimate"
+        await pilot.press("end")
+        assert app.screen.query_one(ReplayPane).step == 3
+        assert app.screen.query(UltimateBoard), "the Ultimate board, not the classic one"
 
 
 # A second key.

@@ -1,6 +1,7 @@
 """One of a club player's recent matches replayed (Enter on it in the lobby), on the record
-screen's own replay (`ReplayPane`), from the start as the record's: ←/→ step, Home/End jump,
-Escape or q goes back."""
+screen's own replay (`ReplayPane`, which draws the match's game), from the start as the
+record's: ←/→ step, Home/End jump, Escape or q goes back. It says whether the match was rated,
+and its game."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
+from tictactoe.core.rules import VARIANTS
 from tictactoe.online.lobby import PastMatch
 from tictactoe.tui.screens.info import InfoScreen
 from tictactoe.tui.screens.replay import ReplayPane
@@ -38,8 +40,9 @@ class PastMatchScreen(InfoScreen):
 
     def compose(self) -> ComposeResult:
         kind = "A rated match" if self.past.rated else "An unrated match"
+        game = VARIANTS[self.past.match.variant].title
         with Vertical(id="past", classes="dialog"):
-            yield Static(Text(f"{kind} at the club"), id="past-kind")
+            yield Static(Text(f"{kind} at the club · {game}"), id="past-kind")
             yield ReplayPane()
         yield Footer()
         yield TooSmall()
