@@ -68,7 +68,7 @@ def test_the_ladder_as_json(data: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_an_empty_ladder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ClubRecord(club_path(tmp_path)).close()
     assert run(capsys, "ladder", "--data", str(tmp_path))[1] == (
-        "Nobody has played a rated match yet.\n"
+        "Nobody has played a rated Classic match yet.\n"
     )
     assert json.loads(run(capsys, "ladder", "--json", "--data", str(tmp_path))[1]) == []
 
@@ -155,4 +155,4 @@ def test_a_damaged_club_file_is_kept_aside_and_said(
     club_path(tmp_path).write_text("x" * 100)  # not a database
     status, out, err = run(capsys, "ladder", "--data", str(tmp_path))
     assert status == 0 and "was damaged" in err and "kept as" in err
-    assert out == "Nobody has played a rated match yet.\n"
+    assert out == "Nobody has played a rated Classic match yet.\n"
