@@ -7,12 +7,13 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from online.test_end_to_end import Series, Terminal, host
+from online.test_end_to_end import Series, Terminal
 from online.test_plain_online import in_words, said
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ultimate_link import X_WINS
@@ -21,14 +22,31 @@ from tictactoe.core.keys import KeyLayout
 from tictactoe.core.narration import LINE
 from tictactoe.core.rules import ULTIMATE
 from tictactoe.core.ultimate import BOARD_NAMES, UltimateState
+from tictactoe.record import GameRecord
 
 pytestmark = [pytest.mark.usefixtures("ssh"), pytest.mark.slow]
 
 
+def record_of(tmp_path: Path) -> Path:
+    """The host's game record in the test's folder."""
+    return tmp_path / "record.sqlite3"
+
+
 @pytest.fixture
 def hosted(tmp_path: Path) -> Iterator[Series]:
-    series = host(tmp_path, "--variant", "ultimate", "--no-web")
+    """Alice hosts an Ultimate series, keeping her record in the test's folder."""
+    alice = Terminal(
+        [
+            *(sys.executable, "-m", "tictactoe", "host", "--player1", "Alice"),
+            *("--variant", "ultimate", "--record", str(record_of(tmp_path))),
+            *("--listen", "127.0.0.1", "--ssh-port", "0", "--no-web"),
+        ]
+    )
+    series = Series(alice, "", 0, tmp_path / "known_hosts", friends=[])
     try:
+        invitation = alice.expect(r"ssh -p (\d+) ([A-Z0-9]+)@127\.0\.0\.1")
+        series.code, series.port = invitation[2], int(invitation[1])
+        alice.expect("Waiting for a friend")
         yield series
     finally:
         series.close()
@@ -43,9 +61,10 @@ def keys(state: UltimateState, move: int) -> bytes:
     return (digits + KeyLayout.NUMPAD.key_for(cell)).encode()
 
 
-def drawn(number: int, move: int) -> str:
-    """The moves list's line for the `number`th move, as far as a narrow list shows it whole."""
-    return rf"\b{number}\. (?:\S+ )?[XO] {re.escape(BOARD_NAMES[move // 9])}"
+def drawn(number: int) -> str:
+    """The first line of the moves list's entry for the `number`th move (its board and cell may
+    go on to the next lines)."""
+    return rf"\b{number}\. (?:\S+ )?[XO]\b"
 
 
 def play(moves: tuple[int, ...], players: tuple[Terminal, Terminal], *watching: Terminal) -> None:
@@ -59,7 +78,7 @@ def play(moves: tuple[int, ...], players: tuple[Terminal, Terminal], *watching: 
             terminal.from_now()
         mover.send(keys(state, move))
         for terminal in (*players, *watching):
-            terminal.expect(drawn(number, move))
+            terminal.expect(drawn(number))
         state = state.play(move)
 
 
@@ -73,7 +92,9 @@ def begin(series: Series) -> Terminal:
     return bob
 
 
-def test_a_hosted_ultimate_series_is_played_to_a_win_on_both_screens(hosted: Series) -> None:
+def test_a_hosted_ultimate_series_is_played_to_a_win_on_both_screens(
+    hosted: Series, tmp_path: Path
+) -> None:
     alice = hosted.host
     alice.expect(r"Ultimate tic-tac-toe\. To join from any terminal")
     bob = begin(hosted)
@@ -89,6 +110,9 @@ def test_a_hosted_ultimate_series_is_played_to_a_win_on_both_screens(hosted: Ser
     assert alice.finish() == 0
     for terminal in (alice, bob):
         assert re.search(r"Final score\s+Alice\s+1\s+Bob\s+0\s+Draws\s+0", terminal.text)
+    (kept,) = GameRecord(record_of(tmp_path)).recent()  # the host's record, as in classic
+    assert (kept.variant, kept.moves, kept.winner) == ("ultimate", X_WINS, 0)
+    assert [player.name for player in kept.players] == ["Alice", "Bob"]
 
 
 def test_a_watcher_sees_the_ultimate_board(hosted: Series) -> None:
@@ -97,7 +121,8 @@ def test_a_watcher_sees_the_ultimate_board(hosted: Series) -> None:
     play(X_WINS[:2], (alice, bob))
     carol = hosted.ssh("Carol")
     carol.expect("Tic-tac-toe — watching")
-    carol.expect(drawn(2, X_WINS[1]))
+    carol.expect(drawn(2))
+    carol.expect("top-left board")  # the moves in Ultimate's words
     carol.expect(r"Alice \(X\) to move")
     state = ULTIMATE.replay(X_WINS[:2])
     assert isinstance(state, UltimateState)
@@ -105,7 +130,7 @@ def test_a_watcher_sees_the_ultimate_board(hosted: Series) -> None:
         terminal.from_now()
     alice.send(keys(state, X_WINS[2]))
     for terminal in (alice, bob, carol):
-        terminal.expect(drawn(3, X_WINS[2]))
+        terminal.expect(drawn(3))
 
 
 def test_a_dropped_friend_takes_his_seat_back_mid_match(hosted: Series) -> None:
@@ -119,7 +144,7 @@ def test_a_dropped_friend_takes_his_seat_back_mid_match(hosted: Series) -> None:
     assert bob.finish() == -signal.SIGKILL
 
     again = hosted.ssh("Bob")
-    again.expect(drawn(4, X_WINS[3]))  # his screen as it was
+    again.expect(drawn(4))  # his screen as it was
     again.expect(r"Alice \(X\) to move")
     alice.expect("Bob is back.")
     state = ULTIMATE.replay(X_WINS[:4])
@@ -128,7 +153,7 @@ def test_a_dropped_friend_takes_his_seat_back_mid_match(hosted: Series) -> None:
         terminal.from_now()
     alice.send(keys(state, X_WINS[4]))
     for terminal in (alice, again):
-        terminal.expect(drawn(5, X_WINS[4]))
+        terminal.expect(drawn(5))
 
 
 def test_a_seat_in_words_plays_ultimate_to_the_end(hosted: Series) -> None:
@@ -149,7 +174,7 @@ def test_a_seat_in_words_plays_ultimate_to_the_end(hosted: Series) -> None:
             alice.send(keys(state, move))
         else:
             bob.send(keys(state, move) + b"\r")
-        alice.expect(drawn(number, move))
+        alice.expect(drawn(number))
         board, cell = BOARD_NAMES[move // 9], CELL_NAMES[move % 9]
         bob.expect(re.escape(f"takes the {cell} of the {board}"))
         state = state.play(move)
