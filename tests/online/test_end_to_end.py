@@ -242,8 +242,9 @@ class Series:
             time.sleep(0.05)
 
 
-def host(tmp_path: Path, *options: str) -> Series:
-    """`tictactoe host` in a terminal, waiting with its invitation on 127.0.0.1."""
+def host(tmp_path: Path, *options: str, record: Path | None = None) -> Series:
+    """`tictactoe host` in a terminal, waiting with its invitation on 127.0.0.1; keeping its
+    record in `record`, or nothing."""
     terminal = Terminal(
         [
             sys.executable,
@@ -252,7 +253,7 @@ def host(tmp_path: Path, *options: str) -> Series:
             "host",
             "--player1",
             "Alice",
-            "--no-save",
+            *(("--no-save",) if record is None else ("--record", str(record))),
             "--listen",
             "127.0.0.1",
             "--ssh-port",

@@ -37,6 +37,16 @@ def in_words(series: Series, *ssh_options: str) -> Terminal:
     return person
 
 
+def bob_in_words(series: Series) -> Terminal:
+    """Bob takes the seat in words, with a terminal of his own, and Alice takes X."""
+    bob = in_words(series, "-tt")
+    bob.expect(re.escape("Your name (Enter: Player 2):"))
+    bob.send(b"Bob\r")
+    series.host.expect("Alice, choose your mark")
+    series.host.send(b"x")
+    return bob
+
+
 def said(terminal: Terminal) -> list[str]:
     """The lines a terminal was sent, as sent (no escape sequence is taken out)."""
     return [line.strip() for line in terminal.raw.decode(errors="replace").splitlines()]
@@ -136,11 +146,7 @@ def test_a_seat_in_words_that_drops_takes_its_seat_back(hosted: Series) -> None:
     """Bob's ssh dies without a word: his game is hung up, and that is a dropped link (the
     series waits for him), not Bob leaving; he joins in words again and is back."""
     alice = hosted.host
-    bob = in_words(hosted, "-tt")
-    bob.expect(re.escape("Your name (Enter: Player 2):"))
-    bob.send(b"Bob\r")
-    alice.expect("Alice, choose your mark")
-    alice.send(b"x")
+    bob = bob_in_words(hosted)
     bob.expect(re.escape("Alice (X) to move."))
     alice.from_now().send(b"5")
     bob.expect(re.escape("Alice (X) takes the centre, 5."))

@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from online.test_end_to_end import Series, Terminal
-from online.test_plain_online import in_words, said
+from online.test_end_to_end import Series, Terminal, begin, host
+from online.test_plain_online import bob_in_words, said
 from online.test_ssh_door import ssh as ssh  # the fixture: no `ssh`, no test (unless CI)
 from online.test_ultimate_link import X_WINS
 from tictactoe.core.engine import CELL_NAMES
@@ -35,18 +34,8 @@ def record_of(tmp_path: Path) -> Path:
 @pytest.fixture
 def hosted(tmp_path: Path) -> Iterator[Series]:
     """Alice hosts an Ultimate series, keeping her record in the test's folder."""
-    alice = Terminal(
-        [
-            *(sys.executable, "-m", "tictactoe", "host", "--player1", "Alice"),
-            *("--variant", "ultimate", "--record", str(record_of(tmp_path))),
-            *("--listen", "127.0.0.1", "--ssh-port", "0", "--no-web"),
-        ]
-    )
-    series = Series(alice, "", 0, tmp_path / "known_hosts", friends=[])
+    series = host(tmp_path, "--variant", "ultimate", "--no-web", record=record_of(tmp_path))
     try:
-        invitation = alice.expect(r"ssh -p (\d+) ([A-Z0-9]+)@127\.0\.0\.1")
-        series.code, series.port = invitation[2], int(invitation[1])
-        alice.expect("Waiting for a friend")
         yield series
     finally:
         series.close()
@@ -80,16 +69,6 @@ def play(moves: tuple[int, ...], players: tuple[Terminal, Terminal], *watching: 
         for terminal in (*players, *watching):
             terminal.expect(drawn(number))
         state = state.play(move)
-
-
-def begin(series: Series) -> Terminal:
-    """Bob comes in by ssh and gives his name; Alice takes X. Bob's terminal."""
-    bob = series.ssh("Bob")
-    series.host.expect("Alice, choose your mark")
-    bob.expect("Alice is choosing a mark")
-    series.host.from_now().send(b"x")
-    bob.expect(r"Alice \(X\) to move")
-    return bob
 
 
 def test_a_hosted_ultimate_series_is_played_to_a_win_on_both_screens(
@@ -160,11 +139,7 @@ def test_a_seat_in_words_plays_ultimate_to_the_end(hosted: Series) -> None:
     """Bob joins with `plain` after the line: the line view says each move by its board and cell,
     takes his two digits (one when his board is forced), and says the end by its boards."""
     alice = hosted.host
-    bob = in_words(hosted, "-tt")
-    bob.expect(re.escape("Your name (Enter: Player 2):"))
-    bob.send(b"Bob\r")
-    alice.expect("Alice, choose your mark")
-    alice.send(b"x")
+    bob = bob_in_words(hosted)
     state = ULTIMATE.new()
     assert isinstance(state, UltimateState)
     for number, move in enumerate(X_WINS, start=1):

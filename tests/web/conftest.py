@@ -9,6 +9,7 @@ page draws on a canvas from xterm.js's own buffer, through a script added before
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -209,9 +210,10 @@ class Served:
         return left
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    server = Served(tmp_path)
+@contextlib.contextmanager
+def serving(tmp_path: Path, *game_args: str) -> Iterator[Served]:
+    """`tictactoe serve` with `game_args` for every tab, stopped after, with no game left."""
+    server = Served(tmp_path, *game_args)
     try:
         yield server
     finally:
@@ -219,6 +221,12 @@ def served(tmp_path: Path) -> Iterator[Served]:
             server.stop()
         left = server.kill_leftovers()
         assert not left, f"game processes left running after the server stopped: {left}"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    with serving(tmp_path) as server:
+        yield server
 
 
 def chromium_path() -> str | None:
