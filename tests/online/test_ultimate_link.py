@@ -10,13 +10,14 @@ from collections.abc import AsyncIterator, Callable
 
 import aiohttp
 import pytest
+from aiohttp import web
 
 from online.test_link import CODE, DOOR_KEY, TOKEN, Clock, door_hello, state, until
 from tictactoe.core.engine import Mark
 from tictactoe.core.rules import CLASSIC, ULTIMATE, Variant
 from tictactoe.core.series import ChooseMark, Play, Series
 from tictactoe.doors.throttle import Throttle
-from tictactoe.link.client import AuthorityLink, LinkDenied
+from tictactoe.link.client import AuthorityLink, LinkDenied, LinkError
 from tictactoe.link.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.protocol import OLDER_PROTOCOL, PROTOCOL, Hello, Refused, State, Welcome
@@ -183,3 +184,45 @@ def test_an_ultimate_series_travels_whole_and_a_classic_one_as_before() -> None:
     assert "variant" not in encode_series(Series.new("Ada", "Bob"))
     welcome = parse_server(to_json(Welcome("seat", 1, "ultimate")))
     assert welcome == Welcome("seat", 1, "ultimate")
+
+
+@pytest.mark.parametrize(
+    "variant", [{"name": "chess", "v": 1}, {"name": "ultimate", "v": 2}], ids=["chess", "newer"]
+)
+async def test_a_host_whose_game_this_one_does_not_play_is_told_in_a_sentence(
+    variant: dict[str, object],
+) -> None:
+    """A newer host (a game unknown here, or another version of Ultimate): the welcome is not
+    taken, and the game that asked ends on one sentence, never a traceback."""
+
+    async def welcome(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.receive()
+        await ws.send_str(
+            json.dumps(
+                {"kind": "welcome", "v": PROTOCOL, "role": "seat", "seat": 1, "variant": variant}
+            )
+        )
+        await ws.close()
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/link", welcome)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        with pytest.raises(LinkError) as error:
+            await open_link_to(f"ws://127.0.0.1:{port}/link")
+    finally:
+        await runner.cleanup()
+    text = str(error.value)
+    assert text.startswith("The host sent something this game does not understand: variant")
+    assert "\n" not in text
+
+
+async def open_link_to(url: str) -> AuthorityLink:
+    return await AuthorityLink.open(url, door_hello(CODE, "Bob", "10.0.0.2"))
