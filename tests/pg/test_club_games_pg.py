@@ -4,6 +4,7 @@ a club that opens it, with every rating, match and table kept, as classic."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime
 
@@ -15,7 +16,8 @@ from pg.test_club_pg import opener as opener
 from record import test_club_games
 from record.test_club_record import NOW, drawn
 from tictactoe.cli import main
-from tictactoe.club.registry_pg import TableRegistry
+from tictactoe.club.cluster_tables import remote_table
+from tictactoe.club.registry_pg import ClubTable, TableRegistry
 from tictactoe.core.club import START
 from tictactoe.record.club_pg import PG_MIGRATIONS, PG_SCHEMA_VERSION, PostgresClubRecord
 
@@ -116,3 +118,32 @@ def test_a_club_opening_the_old_database_migrates_it(database: str) -> None:
         assert len(store.recent("bob")) == 3
     finally:
         store.close()
+
+
+def test_another_process_sees_each_tables_game(database: str) -> None:
+    """An Ultimate table of one process is listed as Ultimate by every other: its registry row
+    names the game, and the row a lobby shows of it says so."""
+    first, second = (TableRegistry(PostgresClubRecord(database)) for _ in range(2))
+    state = json.dumps(
+        {
+            "url": "ws://127.0.0.1:9/tables/a-1/link",
+            "code": "ABC234",
+            "key": "k",
+            "rating": "1500 ± 500",
+            "playing": False,
+            "score": [0, 0, 0],
+            "watchers": 0,
+            "away": None,
+        }
+    )
+    table = ClubTable("a-1", "a", "ada", True, 3, ("ada",), state, NOW, "ultimate")
+    try:
+        first.register_table(table)
+        (seen,) = second.live_tables(NOW + 1)
+        assert seen == table
+        remote = remote_table(seen)
+        assert remote is not None
+        assert (remote.row().variant, remote.row().rating) == ("ultimate", "1500 ± 500")
+    finally:
+        first.record.close()
+        second.record.close()
