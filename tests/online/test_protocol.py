@@ -41,10 +41,9 @@ from tictactoe.online.protocol import (
     State,
     Welcome,
 )
+from tictactoe.online.values import MAX_PHRASES, MAX_WORDINGS
 from tictactoe.online.wire import (
     MAX_MESSAGE,
-    MAX_PHRASES,
-    MAX_WORDINGS,
     PROTOCOL,
     ProtocolError,
     decode_series,
