@@ -46,6 +46,13 @@ def _slow_left_out(config: pytest.Config) -> bool:
     return not (os.environ.get("CI") or asked)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: a worker more than the machine has cores. Many tests spend their time waiting
+    on real processes (a club, `ssh`, a terminal's game), so one more worker keeps the cores
+    busy while another waits."""
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not _slow_left_out(config):
         return
