@@ -118,8 +118,6 @@ class Variant:
     searches: bool = False
     """Whether its hint and its computer's moves search for a while (up to a second): a
     screen works them out off its own thread, so that it stays live meanwhile."""
-    recorded: bool = True
-    """Whether the game record keeps its matches (every variant's does)."""
     short_move_phrases: Callable[[int], tuple[str, ...]] | None = None
     """`short_move_words` in the pieces a narrow list may put on lines of their own
     ("centre board,", "top-left"); None: the words are one piece."""

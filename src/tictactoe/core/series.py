@@ -249,9 +249,9 @@ class Series:
 
     @property
     def recorded(self) -> bool:
-        """Whether the game record keeps the matches of this series: a game it keeps, with
-        a person playing (the computer against itself is a show, not a result)."""
-        return self.variant.recorded and not self.computers_only
+        """Whether the game record keeps the matches of this series: those with a person
+        playing (the computer against itself is a show, not a result)."""
+        return not self.computers_only
 
     @property
     def awaits_computer(self) -> bool:
