@@ -61,10 +61,15 @@ def test_an_ultimate_match_of_the_line_mode_is_recorded_and_said_by_its_game(
     assert record.match_count() == 2
     record.close()
 
-    said = lines[lines.index("The record at Classic: players' totals, most wins first.") :]
-    assert said[1:3] == ["Ada: 1 win, 0 losses, 0 draws.", "Bob: 0 wins, 1 loss, 0 draws."]
-    assert said[3] == "Ada against Bob at Classic: Ada 1 win, Bob 0, draws 0."
-    assert said[4] == "The record at Ultimate: players' totals, most wins first."
+    # the session's game (Ultimate) first, then the others
+    said = lines[lines.index("The record at Ultimate: players' totals, most wins first.") :]
+    classic_at = said.index("The record at Classic: players' totals, most wins first.")
+    assert said[3].startswith("Ada against Bob at Ultimate: "), said
+    assert said[classic_at + 1 : classic_at + 3] == [
+        "Ada: 1 win, 0 losses, 0 draws.",
+        "Bob: 0 wins, 1 loss, 0 draws.",
+    ]
+    assert said[classic_at + 3] == "Ada against Bob at Classic: Ada 1 win, Bob 0, draws 0."
     assert any(line.startswith("1. Ultimate, Ada (X) against Bob (O): ") for line in said)
     assert any(line.startswith("2. Classic, Ada (X) against Bob (O): Ada won") for line in said)
     head = next(line for line in said if line.startswith("Recent match 1, Ultimate, "))

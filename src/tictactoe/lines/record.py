@@ -57,8 +57,9 @@ class RecordWords:
         match finished before it was asked for."""
         self.record.ready(WAITED)
 
-    def summary(self, players: tuple[Player, Player]) -> list[str]:
-        """Totals and the head to head of `players` for each game played, the recent matches.
+    def summary(self, players: tuple[Player, Player], playing: str = CLASSIC_NAME) -> list[str]:
+        """Totals and the head to head of `players` for each game played, the game `playing`
+        (the session's) first, then the recent matches.
 
         A record of classic matches alone is said as it always was; once it holds another
         game's, each game's totals and head to head are said under its name, and each recent
@@ -66,6 +67,7 @@ class RecordWords:
         """
         record = self.record
         games = [game for game in VARIANTS.values() if record.has_played(game.name)]
+        games.sort(key=lambda game: game.name != playing)
         named = [game.name for game in games] not in ([], [CLASSIC_NAME])
         lines = []
         for game in games or [VARIANTS[CLASSIC_NAME]]:

@@ -241,7 +241,7 @@ class LineView:
         elif command == "h":
             self._hint()
         elif self.record is not None and command == "r":
-            self._lines(self.record.summary(series.players))
+            self._lines(self.record.summary(series.players, series.variant.name))
         elif self.record is not None and (number := replay_number(command)) is not None:
             if number:
                 self._lines(self.record.replay(number, self.layout.key_for))
