@@ -204,21 +204,17 @@ class Publisher:
 
     def snapshot(self, handle: str, guest: bool) -> Snapshot:
         """The lobby as `handle` sees it now."""
-        open_rows, playing_rows = [], []
+        playing_rows, waiting = self._tables_by_state()
+        open_rows: list[TableRow] = []
         waiting_at = waiting_for = offered_by = None
-        for table in self.tables.values():
-            if table.ending:
-                continue
-            if table.playing:
-                playing_rows.append(self._playing_row(table))
-            elif table.sitter is None:
-                if table.opener == handle:
-                    waiting_at, waiting_for = table.id, table.kept_for
-                elif table.kept_for == handle:
-                    offered_by = table.opener
-                elif table.kept_for is not None:
-                    continue  # a rematch kept for someone else
-                open_rows.append(self._open_row(table, rematch=table.kept_for == handle))
+        for table in waiting:
+            if table.opener == handle:
+                waiting_at, waiting_for = table.id, table.kept_for
+            elif table.kept_for == handle:
+                offered_by = table.opener
+            elif table.kept_for is not None:
+                continue  # a rematch kept for someone else
+            open_rows.append(self._open_row(table, rematch=table.kept_for == handle))
         self._add_elsewhere(open_rows, playing_rows)
         return Snapshot(
             You(
@@ -229,6 +225,19 @@ class Publisher:
             ladder=self._ladder_lines(),
             recent=() if guest else (self.recent.get(handle) or ()),
         )
+
+    def _tables_by_state(self) -> tuple[list[TableRow], list[Table]]:
+        """This process's tables not ending: the rows of those in play, and those waiting for a
+        sitter."""
+        playing_rows, waiting = [], []
+        for table in self.tables.values():
+            if table.ending:
+                continue
+            if table.playing:
+                playing_rows.append(self._playing_row(table))
+            elif table.sitter is None:
+                waiting.append(table)
+        return playing_rows, waiting
 
     def _add_elsewhere(self, open_rows: list[TableRow], playing_rows: list[TableRow]) -> None:
         if self.cluster is not None:
@@ -287,20 +296,16 @@ class Publisher:
         """What every lobby's snapshot shows alike, as of the last change told (made once)."""
         if self._shared is not None and self._shared.published == self.published:
             return self._shared
-        open_rows, playing_rows = [], []
+        playing_rows, tables = self._tables_by_state()
+        open_rows: list[TableRow] = []
         waiting: dict[str, str] = {}
         involved: set[str] = set()
-        for table in self.tables.values():
-            if table.ending:
+        for table in tables:
+            if table.kept_for is not None:
+                involved.update((table.opener, table.kept_for))
                 continue
-            if table.playing:
-                playing_rows.append(self._playing_row(table))
-            elif table.sitter is None:
-                if table.kept_for is not None:
-                    involved.update((table.opener, table.kept_for))
-                    continue
-                waiting[table.opener] = table.id
-                open_rows.append(self._open_row(table, rematch=False))
+            waiting[table.opener] = table.id
+            open_rows.append(self._open_row(table, rematch=False))
         self._add_elsewhere(open_rows, playing_rows)
         text = shared_json(
             tuple(open_rows[:ROWS_SHOWN]),
