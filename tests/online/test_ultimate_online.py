@@ -160,3 +160,41 @@ def test_a_seat_in_words_plays_ultimate_to_the_end(hosted: Series) -> None:
     assert b"\x1b" not in bob.raw
     assert all(len(line) <= LINE for line in said(bob))
     alice.expect("Bob left the series.")
+
+
+def test_the_host_hosts_ultimate_in_words_and_keeps_it_in_the_record(tmp_path: Path) -> None:
+    """`host --plain --variant ultimate`: the invitation names the game, Alice plays her moves as
+    lines against Bob's full screen, and her record keeps the match."""
+    record = record_of(tmp_path)
+    series = host(tmp_path, "--plain", "--variant", "ultimate", "--no-web", record=record)
+    alice = series.host
+    try:
+        alice.expect(r"Ultimate tic-tac-toe\. To join from any terminal")
+        bob = series.ssh("Bob")
+        alice.expect(re.escape("Alice, choose X or O:"))
+        alice.send(b"x\r")
+        bob.expect(r"Alice \(X\) to move")
+        state = ULTIMATE.new()
+        assert isinstance(state, UltimateState)
+        for number, move in enumerate(X_WINS, start=1):
+            alice.from_now()
+            bob.from_now()
+            if number % 2:
+                alice.send(keys(state, move) + b"\r")
+            else:
+                bob.send(keys(state, move))
+            bob.expect(drawn(number))
+            board, cell = BOARD_NAMES[move // 9], CELL_NAMES[move % 9]
+            alice.expect(re.escape(f"takes the {cell} of the {board}"))
+            state = state.play(move)
+        alice.expect(re.escape("Alice (X) wins: boards 7, 8, 9, the top row."))
+        bob.expect("Alice wins!")
+        alice.send(b"q\r")
+        assert alice.finish() == 0
+        bob.expect("Alice ended the series")
+        assert bob.finish() == 0
+    finally:
+        series.close()
+    assert series.left_behind() == []
+    (kept,) = GameRecord(record).recent()
+    assert (kept.variant, kept.moves, kept.winner) == ("ultimate", X_WINS, 0)
