@@ -355,3 +355,30 @@ async def test_the_footer_keeps_the_palette_key_where_it_has_room(start: Start) 
         keys = ui.app.screen.query_one(Footer).query("*")
         shown = " ".join(" ".join(painted(key).split()) for key in keys if key.display)
         assert "^p palette" in shown, shown
+
+
+async def test_the_choices_say_which_is_chosen_without_colour(start: Start) -> None:
+    """A plain capture, a braille display or a terminal without colour reads ● on the chosen
+    option of each row and ○ on the others, as it changes."""
+
+    def marks() -> dict[str, str]:
+        return {
+            str(button.id): painted(button).strip()[1]
+            for button in ui.app.screen.query(RadioButton)
+            if button.display
+        }
+
+    async with start() as ui:
+        shown = marks()
+        assert shown["game-classic"] == "●" and shown["game-ultimate"] == "○", shown
+        assert [shown[key] for key in ("vs-person", "vs-easy", "vs-medium", "vs-hard")] == [
+            "●",
+            "○",
+            "○",
+            "○",
+        ], shown
+        await ui.click("#vs-hard")
+        await ui.click("#game-ultimate")
+        shown = marks()
+        assert (shown["vs-person"], shown["vs-hard"]) == ("○", "●"), shown
+        assert (shown["game-classic"], shown["game-ultimate"]) == ("○", "●"), shown

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
 from tictactoe.config import GameConfig
 from tictactoe.core.ai import Level
@@ -25,6 +25,7 @@ from tictactoe.core.names import DEFAULT_NAMES, clean_name
 from tictactoe.core.rules import CLASSIC, VARIANTS, variant
 from tictactoe.core.series import COMPUTER_NAME, FirstMove, NameClash, Player, Series
 from tictactoe.doors.relay_target import parse_relay
+from tictactoe.tui.widgets import choice
 from tictactoe.tui.widgets.drained import drained
 from tictactoe.tui.widgets.too_small import MinimumSize, TooSmall
 
@@ -170,7 +171,7 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
                 yield Label("Game", classes="field-label")
                 with ChoiceRow(id="game", compact=True):
                     for name, game in VARIANTS.items():
-                        yield RadioButton(game.title, id=f"game-{name}", value=name == self.game)
+                        yield choice.Choice(game.title, id=f"game-{name}", value=name == self.game)
             if computers:
                 yield self._computer_seat(1)
             first, second = (Horizontal(classes="field", id=f"player-{seat}") for seat in (1, 2))
@@ -207,10 +208,10 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
             yield Label("Opponent", id="opponent-label")
             with OpponentChoice(id="opponent"):
                 for option, (level, label) in _OPPONENTS.items():
-                    yield RadioButton(label, id=option, value=level is against and not computers)
+                    yield choice.Choice(label, id=option, value=level is against and not computers)
                 if self.online:
-                    yield RadioButton("A friend online (ssh or a browser)", id=ONLINE)
-                yield RadioButton("Computer against computer", id=COMPUTERS, value=computers)
+                    yield choice.Choice("A friend online (ssh or a browser)", id=ONLINE)
+                yield choice.Choice("Computer against computer", id=COMPUTERS, value=computers)
             yield Static("", id="new-error")
             yield Button("Start", id="start", variant="primary")
         yield Footer()
@@ -221,7 +222,8 @@ class NewGameScreen(MinimumSize, Screen[Series | FriendOnline]):
         computer plays itself (there only then: every option on the form is one to take)."""
         level = self._levels[seat - 1]
         buttons = (
-            RadioButton(str(each), id=f"level-{seat}-{each}", value=each is level) for each in Level
+            choice.Choice(str(each), id=f"level-{seat}-{each}", value=each is level)
+            for each in Level
         )
         return Horizontal(
             Label(f"Player {seat}", classes="field-label"),
