@@ -11,7 +11,9 @@ posted to the frame written, and the frame's size. It is a script, not a test:
 
 The game plays 5 1 9 3 7 8 (no line) and takes the six moves back, round after round;
 the bare app, which can change each of its buttons once, gets the digits 1 to 9 in a
-fresh app each round. Both first close the dialog they start with (`x`).
+fresh app each round. Both first close the dialog they start with (`x`). `--ultimate` also
+times Ultimate: twelve moves of a seeded game typed as a person types them (a board's digit
+and a cell's, or the cell's alone when the board is forced) and taken back, round after round.
 """
 
 from __future__ import annotations
@@ -81,6 +83,26 @@ def game_keys(rounds: int) -> tuple[list[float], list[int]]:
     return samples, _written[start:][-len(samples) :]
 
 
+def ultimate_keys(rounds: int) -> list[float]:
+    import random
+
+    from tictactoe.core.keys import KeyLayout
+    from tictactoe.core.ultimate import UltimateState
+    from tictactoe.options import parse_config
+    from tictactoe.tui.app import TicTacToeApp
+
+    rng, state, typed = random.Random(7), UltimateState.new(), ""
+    for _ in range(12):
+        move = rng.choice(state.legal_moves())
+        board, cell = divmod(move, 9)
+        key = KeyLayout.NUMPAD.key_for
+        typed += key(cell) if state.forced_board == board else key(board) + key(cell)
+        state = state.play(move)
+    argv = ["--player1", "Ada", "--player2", "Bob", "--no-save", "--delay", "0"]
+    config = parse_config([*argv, "--variant", "ultimate"])
+    return asyncio.run(_keys(TicTacToeApp(config), (typed + "u" * 12) * rounds, choose_x))
+
+
 def bare_keys(rounds: int) -> tuple[list[float], list[int]]:
     spec = importlib.util.spec_from_file_location("bare_app", BARE_APP)
     assert spec and spec.loader
@@ -99,6 +121,7 @@ def bare_keys(rounds: int) -> tuple[list[float], list[int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--ultimate", action="store_true", help="time Ultimate's keys too")
     args = parser.parse_args()
     _draw_frames()
     game, game_bytes = game_keys(args.rounds)
@@ -115,6 +138,13 @@ def main() -> None:
     ):
         print(f"{label:<28} {g:8.2f} {b:8.2f} {g / b:6.2f}x")
     print(f"({len(game)} keys of the game, {len(bare)} of the bare app)")
+    if args.ultimate:
+        ultimate = ultimate_keys(args.rounds)
+        print(
+            f"Ultimate, CPU per key: median {statistics.median(ultimate):.2f} ms,"
+            f" 90th percentile {sorted(ultimate)[len(ultimate) * 9 // 10]:.2f} ms"
+            f" ({len(ultimate)} keys)"
+        )
 
 
 if __name__ == "__main__":

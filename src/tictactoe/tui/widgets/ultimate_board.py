@@ -68,6 +68,8 @@ class SmallBoard(Widget):
         self.cells: Final = tuple(UltimateCell(board * CELLS + cell) for cell in range(CELLS))
         self.big = Static("", classes="big")
         """Its winner's mark, drawn large over the cells once the board is won."""
+        self._winner: Mark | str | None = None
+        """What `show_winner` last showed."""
 
     def compose(self) -> ComposeResult:
         with Grid(classes="cells"):
@@ -75,7 +77,11 @@ class SmallBoard(Widget):
         yield self.big
 
     def show_winner(self, winner: Mark | str | None) -> None:
-        """Show what became of the board: a mark won it, "draw", or None while open."""
+        """Show what became of the board: a mark won it, "draw", or None while open (only a
+        change is drawn: the large mark's label would lay the screen out again)."""
+        if winner == self._winner:
+            return
+        self._winner = winner
         won = isinstance(winner, Mark)
         self.update_classes({"-won": won, "-drawn": winner == "draw"})
         self.big.update(Content(mark_art(winner, Size(5, 3)) if isinstance(winner, Mark) else ""))
