@@ -18,13 +18,9 @@ from tictactoe.core.engine import Mark
 from tictactoe.core.series import ChooseMark, Play, SeriesError, Undo
 from tictactoe.doors.throttle import Throttle
 from tictactoe.link.client import AuthorityLink, LinkDenied, LinkError
-from tictactoe.link.server import (
-    MAX_PENDING,
-    NOT_FROM_A_DOOR,
-    REFUSE_AFTER,
-    AuthorityServer,
-    HostLink,
-)
+from tictactoe.link.host_link import HostLink
+from tictactoe.link.served import MAX_PENDING, NOT_FROM_A_DOOR, REFUSE_AFTER
+from tictactoe.link.server import AuthorityServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.protocol import Away, Ended, Hello, Refused, State, Welcome
 from tictactoe.online.wire import MAX_MESSAGE, parse_server, to_json

@@ -46,7 +46,8 @@ from tictactoe.core.finished import FinishedMatch
 from tictactoe.core.rules import CLASSIC, Variant
 from tictactoe.core.series import Series
 from tictactoe.doors.throttle import Throttle
-from tictactoe.link.server import AuthorityLinks, LinkServer
+from tictactoe.link.served import AuthorityLinks
+from tictactoe.link.server import LinkServer
 from tictactoe.online.authority import Authority
 from tictactoe.online.lobby import GoTo, Said
 from tictactoe.online.protocol import State

@@ -13,18 +13,7 @@ from typing import Final
 import aiohttp
 
 from tictactoe.core.series import Intent
-from tictactoe.online.protocol import (
-    Act,
-    AskHint,
-    ClientMessage,
-    Denied,
-    Ended,
-    Hello,
-    Leave,
-    Refused,
-    State,
-    Welcome,
-)
+from tictactoe.online import protocol
 from tictactoe.online.wire import MAX_SERVER_MESSAGE, ProtocolError, parse_server, to_json
 
 __all__ = ["AuthorityLink", "LinkDenied", "LinkError"]
@@ -54,7 +43,10 @@ class AuthorityLink:
     """One open link to the authority; it owns its own HTTP session."""
 
     def __init__(
-        self, session: aiohttp.ClientSession, ws: aiohttp.ClientWebSocketResponse, welcome: Welcome
+        self,
+        session: aiohttp.ClientSession,
+        ws: aiohttp.ClientWebSocketResponse,
+        welcome: protocol.Welcome,
     ) -> None:
         """Use `AuthorityLink.open`."""
         self._session = session
@@ -63,7 +55,9 @@ class AuthorityLink:
         """The seat this link holds, or that it watches."""
 
     @classmethod
-    async def open(cls, url: str, hello: Hello, *, timeout: float = OPEN_TIMEOUT) -> AuthorityLink:
+    async def open(
+        cls, url: str, hello: protocol.Hello, *, timeout: float = OPEN_TIMEOUT
+    ) -> AuthorityLink:
         """Connect to `url`, say `hello`, and wait for the welcome.
 
         Raises `LinkDenied` with the authority's sentence when it refuses, and
@@ -98,24 +92,24 @@ class AuthorityLink:
             await ws.close()
             await session.close()
             raise
-        if isinstance(message, Welcome):
+        if isinstance(message, protocol.Welcome):
             return cls(session, ws, message)
         await ws.close()
         await session.close()
-        if isinstance(message, Denied):
+        if isinstance(message, protocol.Denied):
             raise LinkDenied(message.text, final=message.final)
         raise LinkError("The host did not welcome this link.")
 
     async def act(self, version: int, intent: Intent) -> None:
         """Send `intent`, made on the state of `version`."""
-        await self._send(Act(version, intent))
+        await self._send(protocol.Act(version, intent))
 
     async def ask_hint(self) -> None:
-        await self._send(AskHint())
+        await self._send(protocol.AskHint())
 
     async def leave(self) -> None:
         """Leave: a seat ends the series for both; a watcher just goes."""
-        await self._send(Leave())
+        await self._send(protocol.Leave())
 
     async def close(self) -> None:
         """Close the link without leaving: a seat is then away, and may come back."""
@@ -129,13 +123,13 @@ class AuthorityLink:
     def __aiter__(self) -> AuthorityLink:
         return self
 
-    async def __anext__(self) -> State | Refused | Ended:
+    async def __anext__(self) -> protocol.State | protocol.Refused | protocol.Ended:
         message = await self.receive()
         if message is None:
             raise StopAsyncIteration
         return message
 
-    async def receive(self) -> State | Refused | Ended | None:
+    async def receive(self) -> protocol.State | protocol.Refused | protocol.Ended | None:
         """The next message from the authority, or None once the link has closed (its
         session is closed then too). A message that is not the protocol's closes the link
         and raises `LinkError`."""
@@ -148,12 +142,12 @@ class AuthorityLink:
         except LinkError:
             await self.close()
             raise
-        if not isinstance(message, State | Refused | Ended):
+        if not isinstance(message, protocol.State | protocol.Refused | protocol.Ended):
             await self.close()
             raise LinkError(f"The host sent {type(message).__name__} out of turn.")
         return message
 
-    async def _send(self, message: ClientMessage) -> None:
+    async def _send(self, message: protocol.ClientMessage) -> None:
         try:
             await self._ws.send_str(to_json(message))
         except (aiohttp.ClientError, ConnectionError, RuntimeError) as error:
@@ -167,7 +161,9 @@ def _room_made(frame: aiohttp.WSMessage) -> bool:
     )
 
 
-def _parsed(frame: aiohttp.WSMessage) -> Welcome | State | Refused | Ended | Denied:
+def _parsed(
+    frame: aiohttp.WSMessage,
+) -> protocol.Welcome | protocol.State | protocol.Refused | protocol.Ended | protocol.Denied:
     if frame.type is not aiohttp.WSMsgType.TEXT:
         raise LinkError("The host closed the link.")
     try:

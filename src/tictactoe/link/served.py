@@ -33,21 +33,8 @@ from tictactoe.doors.throttle import Throttle
 from tictactoe.link.client import LinkDenied
 from tictactoe.link.host_link import HostLink
 from tictactoe.link.links import CLOSE_WITHIN, Link
+from tictactoe.online import protocol
 from tictactoe.online.authority import Authority, JoinDenied, LinkId, Stale, WrongCode
-from tictactoe.online.protocol import (
-    Act,
-    AskHint,
-    Away,
-    ClientMessage,
-    Denied,
-    Ended,
-    Hello,
-    Leave,
-    Refused,
-    ServerMessage,
-    State,
-    Welcome,
-)
 from tictactoe.online.wire import MAX_MESSAGE, ProtocolError, parse_client
 
 __all__ = [
@@ -89,7 +76,7 @@ class AuthorityLinks:
         throttle: Throttle,
         *,
         door_key: str,
-        on_change: Callable[[State], None] | None = None,
+        on_change: Callable[[protocol.State], None] | None = None,
         max_pending: int = MAX_PENDING,
         rate: float = RATE,
         hello_timeout: float = HELLO_TIMEOUT,
@@ -198,7 +185,7 @@ class AuthorityLinks:
             self._broadcast()
         link.close()
 
-    def open_local(self, hello: Hello) -> HostLink:
+    def open_local(self, hello: protocol.Hello) -> HostLink:
         """The host's own link, in this process: `LinkDenied` when the authority refuses it."""
         link = Link(next(self._ids), None, peer=hello.peer, inbox=asyncio.Queue())
         self._links[link.id] = link
@@ -209,14 +196,14 @@ class AuthorityLinks:
         if not self._join(link, hello):
             self._forget(link)
             first = link.inbox.get_nowait()
-            if isinstance(first, Denied):
+            if isinstance(first, protocol.Denied):
                 raise LinkDenied(first.text, final=first.final)
             raise LinkDenied("refused")
         welcome = link.inbox.get_nowait()
-        assert isinstance(welcome, Welcome)
+        assert isinstance(welcome, protocol.Welcome)
         return HostLink(link, welcome, give=self._give_local, close=self._forget)
 
-    def _give_local(self, link: Link, message: ClientMessage) -> None:
+    def _give_local(self, link: Link, message: protocol.ClientMessage) -> None:
         """The host's own link gives `message`, as a websocket's would: acted on, and the link
         goes once the message closes it (it left)."""
         if not self._dispatch(link, message):
@@ -237,7 +224,7 @@ class AuthorityLinks:
         except ProtocolError as error:
             await self._turn_away(link, str(error))
             return
-        if not isinstance(hello, Hello):
+        if not isinstance(hello, protocol.Hello):
             await self._turn_away(link, _unwelcome(first))
             return
         if not self._keyed(hello):
@@ -257,7 +244,7 @@ class AuthorityLinks:
             if message is None or not self._dispatch(link, message):
                 return
 
-    def _keyed(self, hello: Hello) -> bool:
+    def _keyed(self, hello: protocol.Hello) -> bool:
         """Whether `hello` carries the doors' key or the host's token: both are checked, in
         constant time, whatever the hello holds."""
         door = hmac.compare_digest((hello.door_key or "").encode(), self.door_key.encode())
@@ -274,9 +261,9 @@ class AuthorityLinks:
         link.refused = True
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(link.gone.wait(), self.refuse_after)
-        self._send_and_close(link, Denied(NOT_FROM_A_DOOR, final=True))
+        self._send_and_close(link, protocol.Denied(NOT_FROM_A_DOOR, final=True))
 
-    def _join(self, link: Link, hello: Hello) -> bool:
+    def _join(self, link: Link, hello: protocol.Hello) -> bool:
         """Seat or watch `link`, whose hello has the key: whether it was welcomed."""
         self._pending.pop(link.id, None)
         link.peer = hello.peer  # the address the door saw
@@ -296,38 +283,38 @@ class AuthorityLinks:
         self._broadcast()
         return True
 
-    def _dispatch(self, link: Link, message: ClientMessage) -> bool:
+    def _dispatch(self, link: Link, message: protocol.ClientMessage) -> bool:
         """Act on one message; whether the link stays open."""
         match message:
-            case Act(version, intent):
+            case protocol.Act(version, intent):
                 link.answered += 1
                 result = self.authority.act(link.id, version, intent)
-                if isinstance(result, Refused):
+                if isinstance(result, protocol.Refused):
                     self._send(link, result)
                 elif isinstance(result, Stale):
                     self._send(link, self.authority.state_for(link.id))
                 else:
                     self._broadcast()
-            case AskHint():
+            case protocol.AskHint():
                 link.answered += 1
                 notice = self.authority.hint(link.id)
-                if isinstance(notice, Refused):
+                if isinstance(notice, protocol.Refused):
                     self._send(link, notice)
                 else:
                     self._broadcast()
-            case Leave():
+            case protocol.Leave():
                 ended = self.authority.leave(link.id)
                 if ended is None:
                     self._broadcast()
                 else:
                     self._finish(ended)
                 return False
-            case Hello():
+            case protocol.Hello():
                 self._refuse(link, "a second hello")
                 return False
         return True
 
-    def _read(self, link: Link, frame: WSMessage) -> ClientMessage | None:
+    def _read(self, link: Link, frame: WSMessage) -> protocol.ClientMessage | None:
         """The message in `frame`, or None when the link must close (logged)."""
         if frame.type is WSMsgType.TEXT:
             try:
@@ -353,11 +340,11 @@ class AuthorityLinks:
 
     # Sending.
 
-    def _send(self, link: Link, message: ServerMessage) -> None:
+    def _send(self, link: Link, message: protocol.ServerMessage) -> None:
         if not link.send(message):
             self._refuse(link, "it does not read what it is sent")
 
-    def _send_and_close(self, link: Link, message: ServerMessage) -> None:
+    def _send_and_close(self, link: Link, message: protocol.ServerMessage) -> None:
         self._send(link, message)
         link.close()
 
@@ -372,7 +359,7 @@ class AuthorityLinks:
         if self.on_change is not None:
             self.on_change(self.authority.state_for(None))
 
-    def _finish(self, ended: Ended) -> None:
+    def _finish(self, ended: protocol.Ended) -> None:
         """The series is over: every link is told why and closed."""
         for link in list(self._links.values()):
             self._send_and_close(link, ended)
@@ -404,7 +391,7 @@ def _unwelcome(first: WSMessage) -> str:
     return f"an unexpected frame ({first.type!r})"
 
 
-def _to_next_second(away: Away | None) -> float:
+def _to_next_second(away: protocol.Away | None) -> float:
     """Seconds until the grace `away` has left passes a whole second (one while nobody is
     away, or once the grace is over)."""
     if away is None or away.seconds_left <= 0:

@@ -9,28 +9,10 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from tictactoe.link.host_link import HostLink
 from tictactoe.link.links import CLOSE_WITHIN
-from tictactoe.link.served import (
-    HELLO_TIMEOUT,
-    MAX_PENDING,
-    NOT_FROM_A_DOOR,
-    RATE,
-    REFUSE_AFTER,
-    AuthorityLinks,
-)
+from tictactoe.link.served import AuthorityLinks
 
-__all__ = [
-    "HELLO_TIMEOUT",
-    "MAX_PENDING",
-    "NOT_FROM_A_DOOR",
-    "RATE",
-    "REFUSE_AFTER",
-    "AuthorityLinks",
-    "AuthorityServer",
-    "HostLink",
-    "LinkServer",
-]
+__all__ = ["AuthorityServer", "LinkServer"]
 
 NO_SUCH_TABLE = "There is no such table here."
 """What a link to a path no authority is served at is told (a table that has ended)."""
