@@ -59,6 +59,40 @@ async def test_a_tab_is_a_guest_in_the_lobby_and_a_player_with_ssh_sees_its_tabl
         club.close()
 
 
+@pytest.mark.usefixtures("ssh")
+async def test_a_tab_opens_an_ultimate_table_and_plays_it_on_the_ultimate_board(
+    browser: Browser, tmp_path: Path
+) -> None:
+    club = open_club(tmp_path, "--web-port", "0")
+    try:
+        url = club.server.expect(r"Browsers open (http://\S+/)")[1]
+        tab = await Tab.open(browser, url, first_screen="Open tables")
+        screen = await tab.wait_for("guest, unrated")
+        guest = screen.split(" · guest, unrated")[0].split()[-1]
+
+        alice = club.ssh("alice", "alice")
+        alice.expect("Open tables")
+        alice.from_now()
+        await tab.type("o", "g", "Enter")  # the dialog, g: Ultimate, Enter opens it
+        await tab.wait_for("waiting for someone to sit")
+        alice.expect(rf"{guest} guest Ultimate · open")
+
+        alice.from_now().send(b"\r")  # Alice sits at the guest's Ultimate table
+        await tab.wait_for(f"{guest}, choose your mark")
+        await tab.type("x")
+        alice.expect(rf"{guest} \(X\) to move")
+        alice.from_now()
+        await tab.type("5", "7")  # the centre board's top-left cell, as the tab's keys say
+        alice.expect(r"1\. \S+ X")  # the move crossed: in Alice's list of moves
+        alice.expect(r"alice \(O\) to move")
+        await tab.wait_for("centre board")  # the tab's moves are Ultimate's: board and cell
+        alice.from_now().send(b"1")  # one digit: Alice is sent to the top-left board
+        await tab.wait_for("top-left board")  # Alice's move, on the tab's list of moves
+        await tab.close()
+    finally:
+        club.close()
+
+
 async def test_guests_at_once_from_one_address_are_bounded_for_tabs_too(tmp_path: Path) -> None:
     record = ClubRecord(tmp_path / "club.sqlite3")
     club = Club(record)
