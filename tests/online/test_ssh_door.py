@@ -82,6 +82,10 @@ if mode == "flood":
 if mode == "slow":
     while os.read(0, 1024):
         time.sleep(0.25)
+if mode == "farewell":  # a last screen larger than a small window, then status 3
+    os.read(0, 1)
+    os.write(1, b"x" * 20000 + b"END")
+    sys.exit(3)
 while data := os.read(0, 1024):
     if data == b"q":
         say(bye=True)
@@ -462,6 +466,27 @@ async def test_stop_ends_every_game_in_bounded_time(doors: Doors) -> None:
     assert door.sessions == 0
     statuses = [(await asyncio.wait_for(p.wait(), WAIT)).exit_status for p in processes]
     assert statuses == [129, 129, 137]  # SIGHUP ends two; SIGKILL the one that ignores it
+
+
+async def test_stop_lets_an_ended_game_s_last_words_and_status_reach_its_client(
+    doors: Doors,
+) -> None:
+    """The host stops the door just after a friend's game ended (its series over): what the
+    game wrote last and its exit status still reach the friend, however slowly the friend's
+    client reads, before the connection closes."""
+    door, port = await doors.open(codes=False)
+    client = await doors.connect(port, user="farewell")
+    process = await client.create_process(
+        term_type="xterm", term_size=(80, 24), encoding=None, window=4096
+    )
+    await said(process)
+    process.stdin.write(b"q")
+    await until(lambda: door.sessions == 0)  # the game has ended, its words not all sent
+    stopping = asyncio.create_task(door.stop())
+    words = await asyncio.wait_for(process.stdout.read(), WAIT)
+    await asyncio.wait_for(stopping, WAIT)
+    assert words.endswith(b"END") and words.count(b"x") == 20000, (len(words), words[-40:])
+    assert (await asyncio.wait_for(process.wait(), WAIT)).exit_status == 3
 
 
 async def test_a_flood_of_input_is_held_back_and_others_still_play(doors: Doors) -> None:

@@ -247,6 +247,7 @@ class SshDoor:
         games = [session.game for session in self._open if session.game is not None]
         await asyncio.gather(*(game.end(within) for game in games))
         await _settle(self._tasks)
+        await self._last_words(within)
         for connection in self._places.connections:
             connection.close()
         await self._hearing.close()
@@ -254,6 +255,19 @@ class SshDoor:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._acceptor.wait_closed(), within)
             self._acceptor = None
+
+    async def _last_words(self, within: float) -> None:
+        """Wait, `within` seconds at most, until every session whose game has ended has closed
+        its channel: what the game wrote last and its exit status reach a client that reads
+        slowly (closing the connection drops whatever it still holds to send)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while loop.time() < deadline and any(
+            session.game is not None and not session.closed
+            for connection in self._places.connections
+            for session in connection.sessions
+        ):
+            await asyncio.sleep(0.02)
 
     def spawn(
         self, work: Callable[[], Coroutine[object, object, None]], *, starting: bool = False
