@@ -160,6 +160,24 @@ async def test_the_computer_against_itself_plays_to_the_end_of_a_match_and_a_key
     assert not (tmp_path / "record.sqlite3").exists(), "nothing of a show is recorded"
 
 
+async def test_while_the_computer_plays_itself_every_status_says_what_a_key_does(
+    start: Start,
+) -> None:
+    """Its own words ("Computer 1 chose O.", a move) and the state alike: the line that says a
+    key ends the series stays under them."""
+    seen: set[str] = set()
+    async with start(player1_level=Level.EASY, level=Level.EASY, computer_delay=0.2) as ui:
+
+        def shown() -> bool:
+            seen.add(" ".join(ui.status().split()))
+            return ui.series.played >= 1
+
+        await running_until(ui, shown, "the end of a match", ui.status)
+        await ui.press("q")
+    assert any("chose" in status for status in seen), seen
+    assert all("Any key ends" in status for status in seen), seen
+
+
 async def test_q_leaves_at_once_while_the_computer_searches_against_itself(start: Start) -> None:
     async with start(variant="ultimate", player1_level=Level.HARD, level=Level.HARD) as ui:
         await running_until(ui, lambda: ui.series.match is not None, "the first match", ui.status)

@@ -14,7 +14,7 @@ from tictactoe.core.names import NAME_WIDTH
 from tictactoe.core.notices import Notice, Phrase
 from tictactoe.core.series import CHOOSING, THINKING, TO_MOVE, Series
 
-__all__ = ["NAME_WIDTHS", "state_notice"]
+__all__ = ["NAME_WIDTHS", "state_notice", "status_notice"]
 
 NAME_WIDTHS: Final = (NAME_WIDTH, 12, 8)
 """The widths a name is cut to, widest first, as the line narrows."""
@@ -48,6 +48,14 @@ def state_notice(series: Series) -> Notice:
     if series.computers_only:
         return _playing(series).then(_STOPS_WATCHING)
     return _playing(series)
+
+
+def status_notice(series: Series, notice: Notice) -> Notice:
+    """What the status line says: `notice`, or the state of `series` when there is none; while
+    the computer plays itself, what a key does stays under either."""
+    if not notice:
+        return state_notice(series)
+    return notice.then(_STOPS_WATCHING) if series.computers_only else notice
 
 
 def _playing(series: Series) -> Notice:

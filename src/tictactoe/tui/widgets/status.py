@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tictactoe.core.notices import Notice, Phrase
-from tictactoe.core.sayings import state_notice
+from tictactoe.core.sayings import status_notice
 from tictactoe.core.series import Series
 
 __all__ = ["Phrase", "StatusLine", "lay_out"]
@@ -68,7 +68,7 @@ class StatusLine(Static):
     def show(self, series: Series, notice: Notice) -> None:
         """Show `notice`, or the state of `series` when there is none."""
         self.set_class(bool(notice), "-notice")
-        shown = notice or state_notice(series)
+        shown = status_notice(series, notice)
         self._phrases = list(shown.with_keys(self._keys).phrases)
         self._lay_out()
 
