@@ -13,8 +13,9 @@ def _leave_quietly(number: int, _frame: object) -> None:
     quiet: one raised while a module makes a class comes out as a RuntimeError and its
     traceback, "Error calling __set_name__".)"""
     process = sys.modules.get("tictactoe.process")  # (no import in a signal's handler)
-    if process is not None:
-        process.echo_back()
+    echo_back = getattr(process, "echo_back", None)  # None while the module is still loading:
+    if echo_back is not None:  # the echo is not off before it has loaded
+        echo_back()
     os._exit(128 + number)
 
 

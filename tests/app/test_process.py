@@ -368,6 +368,39 @@ def test_ctrl_c_at_any_moment_of_the_start_leaves_130_quietly(moment: float) -> 
         assert_restored(game)
 
 
+SLOW_PROCESS_MODULE = """
+import importlib.machinery, sys, time
+
+class Slow(importlib.machinery.PathFinder):
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        spec = super().find_spec(name, path, target)
+        if name == "tictactoe.process" and spec is not None:
+            load = spec.loader.exec_module
+            def exec_module(module):
+                sys.stdout.write("loading tictactoe.process\\r\\n")
+                sys.stdout.flush()
+                time.sleep(60)
+                load(module)
+            spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, Slow)
+from tictactoe.__main__ import main
+raise SystemExit(main())
+"""
+"""The game, its module of the process's edges loading slowly: in `sys.modules`, half made."""
+
+
+def test_ctrl_c_while_the_game_s_own_modules_still_load_leaves_130_quietly() -> None:
+    game = Terminal("--player1", "Ada", "--player2", "Bob", "--no-save", code=SLOW_PROCESS_MODULE)
+    game.read_until(b"loading tictactoe.process")
+    os.kill(game.pid, signal.SIGINT)
+
+    assert game.finish() == 130
+    assert b"Traceback" not in game.output, game.output
+
+
 CRASH_ON_HINT = (
     "import tictactoe.core.series as series;"
     "series.Series.hint = lambda self: 1 / 0;"
