@@ -18,7 +18,7 @@ from typing import Any, Final
 import pytest
 from textual import events
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -29,6 +29,7 @@ from tictactoe.core.series import Series
 from tictactoe.tui.app import TicTacToeApp
 from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.widgets.board import Board, Cell, mark_art
+from tictactoe.tui.widgets.ultimate_board import UltimateBoard
 
 SIZE: Final = (100, 32)
 """A comfortable terminal: the whole game fits."""
@@ -168,6 +169,15 @@ class Driver:
     async def click_cell(self, cell: int) -> None:
         """Click the middle of a square."""
         await self.pilot.click(offset=self.cell(cell).middle)
+        await self.pilot.pause()
+
+    async def click_ultimate(self, move: int) -> None:
+        """Click the middle of one of the Ultimate board's 81 cells, where the screen shows it."""
+        board = self.game.board
+        assert isinstance(board, UltimateBoard), "the Ultimate board"
+        region = board.boards[move // 9].cell_region(move % 9)
+        assert region.area, "the cell is drawn"
+        await self.pilot.click(offset=Offset(region.x + region.width // 2, region.y))
         await self.pilot.pause()
 
     def status(self) -> str:

@@ -1,7 +1,7 @@
 """Random clicks, drags and wheel turns mixed with keys, on every screen: nothing ends or locks.
 
 Each place (the new-game screen, the mark dialog, the board in hot seat and against the
-computer, the help, the record, a replay, the command palette) gets `EVENTS` random inputs:
+computer, the Ultimate board, the help, the record, a replay, the command palette) gets `EVENTS` random inputs:
 SGR mouse reports (press, release, drag, wheel, at random cells) in bursts and one by one, read
 by the game's own `KeyReader` and posted as its driver posts them, mixed with keys. After each
 input or burst: the game has not ended (a quit through its own Quit is allowed: the next app
@@ -137,6 +137,7 @@ PLACES: Final = {
     "new-game screen": Place(NewGameScreen, nothing),
     "mark dialog": Place(MarkChoiceScreen, nothing, **HOT_SEAT),
     "board, hot seat": Place(GameScreen, board, **HOT_SEAT),
+    "Ultimate board, hot seat": Place(GameScreen, board, variant="ultimate", **HOT_SEAT),
     "board, against the computer": Place(
         GameScreen, board, player1="Ada", level=Level.HARD, computer_delay=0.05
     ),

@@ -10,11 +10,32 @@ from textual.geometry import Offset
 from textual.widgets import OptionList
 
 from app.conftest import HOT_SEAT, Driver, Start, running_until
+from tictactoe.tui.widgets.ultimate_board import UltimateBoard
 
 
 def on_cell(ui: Driver, cell: int) -> bool:
     x, y = ui.game.board.cells[cell].region.center
     return ui.app.cursor_position == Offset(int(x), int(y))
+
+
+async def test_the_terminal_cursor_follows_the_ultimate_board_s_cursor(start: Start) -> None:
+    """Its 81 cells are drawn by their small boards: the cursor stands where each is drawn."""
+    async with start(variant="ultimate", **HOT_SEAT) as ui:
+        await ui.press("x")
+        board = ui.game.board
+        assert isinstance(board, UltimateBoard)
+
+        def on_move(move: int) -> bool:
+            region = board.boards[move // 9].cell_region(move % 9)
+            assert region.area and board.region.contains_region(region)
+            return ui.app.cursor_position == Offset(region.x + region.width // 2, region.y)
+
+        assert board.cursor == 40 and on_move(40)
+        await ui.press("right", "right", "up")  # into the right board, then up one
+        assert board.cursor == 5 * 9 + 0 and on_move(45)
+        await ui.pilot.resize_terminal(50, 16)  # the small boards lose their borders
+        await ui.pilot.pause()
+        assert board.has_class("-flat") and on_move(45)
 
 
 async def test_the_terminal_cursor_follows_the_board_s_cursor(start: Start) -> None:

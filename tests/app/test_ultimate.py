@@ -1,14 +1,17 @@
-"""Ultimate at one machine: the board of 81 buttons, two digits a move (one when the board is
+"""Ultimate at one machine: the board of 81 cells, two digits a move (one when the board is
 forced), arrows across the boards, clicks, refusals naming the boards, hints and the computer."""
 
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Offset, Size
 
-from app.conftest import HOT_SEAT, Driver, Start, painted, running_until
+from app.conftest import HOT_SEAT, Driver, Start, inside, painted, running_until
 from tictactoe.core.ai import Level
+from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
 from tictactoe.core.ultimate import UltimateState
+from tictactoe.tui.widgets.board import mark_art
 from tictactoe.tui.widgets.history import history_lines
 from tictactoe.tui.widgets.ultimate_board import UltimateBoard
 
@@ -59,7 +62,12 @@ async def test_two_people_play_a_whole_match_to_a_win_with_digits(start: Start) 
         assert state(ui).winner is not None
         assert ui.series.wins == (1, 0)
         won = [small for small in ultimate_board(ui).boards if small.has_class("-won")]
-        assert won and all(painted(small.big).strip() for small in won)
+        assert won
+        for small in won:
+            mark = state(ui).small_winners[small.board]
+            assert isinstance(mark, Mark)
+            art = [line.strip() for line in mark_art(mark, Size(5, 3)).splitlines()]
+            assert [line.strip() for line in inside(small)] == art, "its mark, large"
         assert "Ada" in ui.status()
 
 
@@ -72,7 +80,7 @@ async def test_a_board_digit_waits_shown_for_the_cell_digit(start: Start) -> Non
         await ui.press(NUMPAD.key_for(0))  # its top-left
         assert state(ui).moves == (36,)
         assert not board.boards[4].has_class("-pending")
-        assert board.cells[36].has_class("-last")
+        assert board.boards[4].last == 0
         assert board.boards[0].has_class("-open")
         assert not board.boards[4].has_class("-open")
         await ui.press(NUMPAD.key_for(8))  # forced: one digit, the top-left board's bottom-right
@@ -83,7 +91,7 @@ async def test_a_move_outside_the_allowed_board_is_refused_naming_it(start: Star
     async with start(variant="ultimate", **HOT_SEAT) as ui:
         await ui.press("x")
         await ui.press(NUMPAD.key_for(4), NUMPAD.key_for(4))
-        await ui.click("#cell-0")
+        await ui.click_ultimate(0)
         assert state(ui).moves == (40,)
         assert "Play in the centre board." in ui.status()
 
@@ -99,7 +107,7 @@ async def test_arrows_cross_into_the_next_board_and_enter_plays(start: Start) ->
         assert board.cursor == 2 * 9 + 6
         await ui.press("enter")
         assert state(ui).moves == (24,)
-        await ui.click("#cell-56")  # the bottom-left board's top-centre: O, sent there
+        await ui.click_ultimate(56)  # the bottom-left board's top-centre: O, sent there
         assert state(ui).moves == (24, 56)
 
 
@@ -119,8 +127,9 @@ async def test_a_hint_gives_the_search_move_and_its_estimate(start: Start) -> No
         await running_until(ui, lambda: ui.status().startswith("Hint:"), "the hint")
         status = ui.status()
         assert any(words in status for words in ("favoured", "Even", "best play")), status
-        (hinted,) = [cell.move for cell in ultimate_board(ui).cells if cell.has_class("-hint")]
+        (hinted,) = ultimate_board(ui).hints
         assert hinted // 9 == 4
+        assert ultimate_board(ui).boards[4].hints == {hinted % 9}
 
 
 @pytest.mark.parametrize("level", list(Level))
@@ -164,3 +173,28 @@ async def test_the_new_game_screen_starts_the_variant_of_the_command_line(start:
         await running_until(ui, lambda: ui.app.game_screen is not None, "the game screen")
         assert ui.series.variant.name == "ultimate"
         assert isinstance(ui.game.board, UltimateBoard)
+
+
+async def test_the_pointer_lights_the_cell_under_it_and_a_border_takes_nothing(
+    start: Start,
+) -> None:
+    """The small boards draw their cells: the one under the pointer is lit until it leaves,
+    and a click on a board's border or title takes no cell."""
+    async with start(variant="ultimate", **HOT_SEAT) as ui:
+        await ui.press("x")
+        board = ultimate_board(ui)
+        centre = board.boards[4]
+        region = centre.cell_region(8)
+        await ui.pilot.hover(offset=Offset(region.x + region.width // 2, region.y))
+        await ui.pilot.pause()
+        assert centre.hover == 8
+        assert all(small.hover is None for small in board.boards if small is not centre)
+        await ui.pilot.hover("#status")
+        await ui.pilot.pause()
+        assert centre.hover is None
+        for corner in (centre.region.offset, centre.region.bottom_right - Offset(1, 1)):
+            await ui.pilot.click(offset=corner)
+            await ui.pilot.pause()
+        assert not state(ui).moves, ui.status()
+        await ui.click_ultimate(4 * 9 + 8)
+        assert state(ui).moves == (44,)

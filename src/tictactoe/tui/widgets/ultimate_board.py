@@ -1,19 +1,23 @@
-"""The Ultimate board: nine small boards of nine Textual buttons, a cursor over all 81 cells,
-and the digits that take a cell (the board's digit, then the cell's; one when the board is
-forced)."""
+"""The Ultimate board: nine small boards, a cursor over all 81 cells, and the digits that take
+a cell (the board's digit, then the cell's; one when the board is forced).
+
+Each small board is one widget that draws its nine cells itself, as Textual's guide draws a
+checkerboard: a cell's look comes from the board's component classes (`small-board--x`, ...),
+which app.tcss styles. Nine widgets, not ninety: a move repaints the boards it changes, and a
+board that opens or closes restyles one node, not ten.
+"""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import ClassVar, Final
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
-from textual.containers import Grid
 from textual.content import Content
-from textual.geometry import Offset, Size
-from textual.reactive import var
+from textual.geometry import Offset, Region, Size
+from textual.reactive import reactive, var
+from textual.style import Style as VisualStyle
 from textual.widget import Widget
-from textual.widgets import Button, Static
 
 from tictactoe.core.engine import Mark
 from tictactoe.core.keys import KeyLayout
@@ -21,7 +25,7 @@ from tictactoe.core.rules import Position
 from tictactoe.core.ultimate import UltimateState
 from tictactoe.tui.widgets.board import Board, mark_art
 
-__all__ = ["FULL_SIZE", "MIN_SIZE", "SmallBoard", "UltimateBoard", "UltimateCell"]
+__all__ = ["FULL_SIZE", "MIN_SIZE", "SmallBoard", "UltimateBoard"]
 
 SIDE: Final = 3
 """Small boards (and cells of a small board) a row."""
@@ -34,59 +38,127 @@ MIN_SIZE: Final = Size(20, 11)
 """The least room the board is drawn in: one column of gap between the small boards' cells
 (two wide each) and one row between the boards, no borders (it fits the app's minimum)."""
 
+EMPTY: Final = (None,) * CELLS
 
-class UltimateCell(Button, can_focus=False):
-    """One of the 81 cells: a Textual button whose label is its mark, or its digit key while
-    empty in a board one may play in. The board gives it classes (`-x`, `-o`, `-empty`,
-    `-cursor`, `-last`, `-hint`); app.tcss styles them."""
 
-    ALLOW_MAXIMIZE = False
-
-    def __init__(self, move: int) -> None:
-        super().__init__("", id=f"cell-{move}", classes="-empty")
-        self.move = move
-        """The move this cell takes: board * 9 + cell."""
-        self._label: tuple[Mark | None, str] | None = None
-
-    def show(self, mark: Mark | None, key: str) -> None:
-        """Show `mark`, or `key` while empty (an empty key: nothing)."""
-        self.update_classes({"-empty": mark is None, "-x": mark is Mark.X, "-o": mark is Mark.O})
-        if (mark, key) != self._label:
-            self._label = (mark, key)
-            self.label = Content(key if mark is None else str(mark))
+def _edges(width: int) -> tuple[int, ...]:
+    """Where each of a row's three cells starts, and where the last ends, in `width` columns
+    (shared out as Textual shares out three `1fr` columns)."""
+    return tuple(width * column // SIDE for column in range(SIDE + 1))
 
 
 class SmallBoard(Widget):
-    """One small board: its nine cells, and its mark drawn large once it is won. Classes:
-    `-open` (the mover may play here), `-pending` (its digit was typed), `-won`, `-drawn`,
-    `-win` (on the winning line)."""
+    """One small board: its nine cells in three rows, each its mark, or its digit key while
+    empty in a board one may play in; its mark drawn large once it is won.
+
+    Classes: `-open` (the mover may play here), `-pending` (its digit was typed), `-won`,
+    `-drawn`, `-win` (on the winning line). A click on a cell posts `Board.CellChosen`.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "small-board--x",
+        "small-board--o",
+        "small-board--empty",
+        "small-board--hover",
+        "small-board--last",
+        "small-board--hint",
+        "small-board--cursor",
+    }
+
+    marks: reactive[tuple[Mark | None, ...]] = reactive(EMPTY)
+    """The mark on each cell, 0 = top-left."""
+    keys: reactive[tuple[str, ...]] = reactive(("",) * CELLS)
+    """The digit shown on each empty cell ("" for none)."""
+    last: reactive[int | None] = reactive(None)
+    """The cell of the match's last move, if it is on this board."""
+    cursor: reactive[int | None] = reactive(None)
+    """The cell under the keyboard cursor, if it is on this board."""
+    hints: reactive[frozenset[int]] = reactive(frozenset())
+    """Cells marked as the best moves."""
+    hover: reactive[int | None] = reactive(None)
+    """The cell under the mouse pointer."""
 
     def __init__(self, board: int) -> None:
         super().__init__(id=f"small-{board}")
         self.board = board
         """Index of the small board, 0 = top-left."""
-        self.cells: Final = tuple(UltimateCell(board * CELLS + cell) for cell in range(CELLS))
-        self.big = Static("", classes="big")
-        """Its winner's mark, drawn large over the cells once the board is won."""
         self._winner: Mark | str | None = None
         """What `show_winner` last showed."""
 
-    def compose(self) -> ComposeResult:
-        with Grid(classes="cells"):
-            yield from self.cells
-        yield self.big
-
     def show_winner(self, winner: Mark | str | None) -> None:
-        """Show what became of the board: a mark won it, "draw", or None while open (only a
-        change is drawn: the large mark's label would lay the screen out again)."""
+        """Show what became of the board: a mark won it, "draw", or None while open."""
         if winner == self._winner:
             return
         self._winner = winner
-        won = isinstance(winner, Mark)
-        self.update_classes({"-won": won, "-drawn": winner == "draw"})
-        self.big.update(Content(mark_art(winner, Size(5, 3)) if isinstance(winner, Mark) else ""))
-        self.big.set_class(winner is Mark.X, "-x")
-        self.big.set_class(winner is Mark.O, "-o")
+        self.update_classes({"-won": isinstance(winner, Mark), "-drawn": winner == "draw"})
+        self.refresh()
+
+    def cell_at(self, offset: Offset | None) -> int | None:
+        """The cell at `offset` in the board's content, or None (a won board has none)."""
+        if offset is None or isinstance(self._winner, Mark) or not 0 <= offset.y < SIDE:
+            return None
+        edges = _edges(self.content_size.width)
+        for column in range(SIDE):
+            if edges[column] <= offset.x < edges[column + 1]:
+                return offset.y * SIDE + column
+        return None
+
+    def cell_region(self, cell: int) -> Region:
+        """Where `cell` is drawn on the screen."""
+        row, column = divmod(cell, SIDE)
+        edges = _edges(self.content_size.width)
+        x, y = self.content_region.offset
+        return Region(x + edges[column], y + row, edges[column + 1] - edges[column], 1)
+
+    def render(self) -> Content:
+        if isinstance(self._winner, Mark):
+            style = self.get_visual_style(f"small-board--{self._winner.name.lower()}")
+            return Content.styled(mark_art(self._winner, Size(5, 3)), style)
+        edges = _edges(self.content_size.width)
+        rows = []
+        for row in range(SIDE):
+            parts: list[tuple[str, VisualStyle]] = []
+            for column in range(SIDE):
+                cell = row * SIDE + column
+                mark = self.marks[cell]
+                text = self.keys[cell] if mark is None else str(mark)
+                width = edges[column + 1] - edges[column]
+                text = text[:width]
+                left = (width - len(text)) // 2
+                style = self.get_visual_style(*self._looks(cell, mark))
+                room = VisualStyle(background=style.background)  # the text alone underlined
+                parts += [
+                    (" " * left, room),
+                    (text, style),
+                    (" " * (width - left - len(text)), room),
+                ]
+            rows.append(Content.assemble(*parts))
+        return Content("\n").join(rows)
+
+    def _looks(self, cell: int, mark: Mark | None) -> tuple[str, ...]:
+        """The component classes `cell` is drawn with, the later over the earlier."""
+        looks = ["small-board--empty" if mark is None else f"small-board--{mark.name.lower()}"]
+        for name, shown in (
+            ("hover", cell == self.hover),
+            ("last", cell == self.last),
+            ("hint", cell in self.hints),
+            ("cursor", cell == self.cursor),
+        ):
+            if shown:
+                looks.append(f"small-board--{name}")
+        return tuple(looks)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self.hover = self.cell_at(event.get_content_offset(self))
+
+    def on_leave(self) -> None:
+        self.hover = None
+
+    def on_click(self, event: events.Click) -> None:
+        cell = self.cell_at(event.get_content_offset(self))
+        if cell is not None:
+            event.stop()
+            self.post_message(Board.CellChosen(self.board * CELLS + cell))
 
 
 class UltimateBoard(Widget, can_focus=True):
@@ -100,10 +172,6 @@ class UltimateBoard(Widget, can_focus=True):
     DEFAULT_CSS = """
     UltimateBoard {
         grid-size: 3 3;
-        & > SmallBoard > .cells {
-            layout: grid;
-            grid-size: 3 3;
-        }
     }
     """
 
@@ -122,8 +190,6 @@ class UltimateBoard(Widget, can_focus=True):
         super().__init__(id=id)
         self.boards: Final = tuple(SmallBoard(board) for board in range(CELLS))
         """The nine small boards, 0 = top-left."""
-        self.cells: Final = tuple(cell for board in self.boards for cell in board.cells)
-        """The 81 cells, by move."""
 
     def compose(self) -> ComposeResult:
         yield from self.boards
@@ -199,13 +265,14 @@ class UltimateBoard(Widget, can_focus=True):
             small.set_class(small.board == pending, "-pending")
 
     def watch_cursor(self, cursor: int) -> None:
-        for cell in self.cells:
-            cell.set_class(cell.move == cursor, "-cursor")
+        for small in self.boards:
+            board, cell = divmod(cursor, CELLS)
+            small.cursor = cell if board == small.board and cursor >= 0 else None
         self.place_terminal_cursor()
 
     def watch_hints(self, hints: tuple[int, ...]) -> None:
-        for cell in self.cells:
-            cell.set_class(cell.move in hints, "-hint")
+        for small in self.boards:
+            small.hints = frozenset(move % CELLS for move in hints if move // CELLS == small.board)
 
     def on_focus(self) -> None:
         self.call_after_refresh(self.place_terminal_cursor)
@@ -213,35 +280,37 @@ class UltimateBoard(Widget, can_focus=True):
     def place_terminal_cursor(self) -> None:
         """Stand the terminal's own cursor on the cursor cell while the board has the focus
         (a magnifier or a braille display follows it)."""
-        if self.has_focus and 0 <= self.cursor < len(self.cells):
-            region = self.cells[self.cursor].region
+        if self.has_focus and 0 <= self.cursor < CELLS * CELLS:
+            board, cell = divmod(self.cursor, CELLS)
+            region = self.boards[board].cell_region(cell)
             if region.area:
                 x, y = region.center
                 self.app.cursor_position = Offset(int(x), int(y))
 
     def _show(self) -> None:
         state = self.state
-        board = state.board if state else (None,) * len(self.cells)
-        winners = state.small_winners if state else (None,) * CELLS
+        board = state.board if state else EMPTY * CELLS
+        winners = state.small_winners if state else EMPTY
         open_boards = state.open_boards if state else ()
         winning = state.winning_boards if state else frozenset()
         last = state.last_move if state else None
         keys = self.key_layout.key_for
         for small in self.boards:
             here = small.board
-            small.border_title = keys(here)
+            if small.border_title != keys(here):  # setting it repaints the board, same or not
+                small.border_title = keys(here)
             small.show_winner(winners[here])
             small.update_classes({"-open": here in open_boards, "-win": here in winning})
-            for cell in small.cells:
-                playable = here in open_boards and board[cell.move] is None
-                cell.show(board[cell.move], keys(cell.move % CELLS) if playable else "")
-                cell.update_classes(
-                    {"-last": cell.move == last, "-cursor": cell.move == self.cursor}
-                )
+            marks = board[here * CELLS : (here + 1) * CELLS]
+            playable = here in open_boards
+            small.marks = marks
+            small.keys = tuple(
+                keys(cell) if playable and marks[cell] is None else "" for cell in range(CELLS)
+            )
+            small.last = last % CELLS if last is not None and last // CELLS == here else None
 
-    @on(Button.Pressed, "UltimateCell")
-    def _clicked(self, event: Button.Pressed) -> None:
-        event.stop()
-        assert isinstance(event.button, UltimateCell)
+    @on(Board.CellChosen)
+    def _clicked(self) -> None:
+        """A click takes a cell whole: a board's digit typed before it is dropped (the
+        message goes on to the screen)."""
         self.pending = None
-        self.post_message(Board.CellChosen(event.button.move))
