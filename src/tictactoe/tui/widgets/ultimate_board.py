@@ -78,24 +78,18 @@ class SmallBoard(Widget):
     hover: reactive[int | None] = reactive(None)
     """The cell under the mouse pointer."""
 
+    winner: reactive[Mark | str | None] = reactive(None)
+    """What became of the board: the mark that won it, "draw", or None while open (the
+    board's classes say it too: the UltimateBoard sets them all at once)."""
+
     def __init__(self, board: int) -> None:
         super().__init__(id=f"small-{board}")
         self.board = board
         """Index of the small board, 0 = top-left."""
-        self._winner: Mark | str | None = None
-        """What `show_winner` last showed."""
-
-    def show_winner(self, winner: Mark | str | None) -> None:
-        """Show what became of the board: a mark won it, "draw", or None while open."""
-        if winner == self._winner:
-            return
-        self._winner = winner
-        self.update_classes({"-won": isinstance(winner, Mark), "-drawn": winner == "draw"})
-        self.refresh()
 
     def cell_at(self, offset: Offset | None) -> int | None:
         """The cell at `offset` in the board's content, or None (a won board has none)."""
-        if offset is None or isinstance(self._winner, Mark) or not 0 <= offset.y < SIDE:
+        if offset is None or isinstance(self.winner, Mark) or not 0 <= offset.y < SIDE:
             return None
         edges = _edges(self.content_size.width)
         for column in range(SIDE):
@@ -111,9 +105,9 @@ class SmallBoard(Widget):
         return Region(x + edges[column], y + row, edges[column + 1] - edges[column], 1)
 
     def render(self) -> Content:
-        if isinstance(self._winner, Mark):
-            style = self.get_visual_style(f"small-board--{self._winner.name.lower()}")
-            return Content.styled(mark_art(self._winner, Size(5, 3)), style)
+        if isinstance(self.winner, Mark):
+            style = self.get_visual_style(f"small-board--{self.winner.name.lower()}")
+            return Content.styled(mark_art(self.winner, Size(5, 3)), style)
         edges = _edges(self.content_size.width)
         rows = []
         for row in range(SIDE):
@@ -299,8 +293,14 @@ class UltimateBoard(Widget, can_focus=True):
             here = small.board
             if small.border_title != keys(here):  # setting it repaints the board, same or not
                 small.border_title = keys(here)
-            small.show_winner(winners[here])
-            small.update_classes({"-open": here in open_boards, "-win": here in winning})
+            winner = small.winner = winners[here]
+            classes = {
+                "-open": here in open_boards,
+                "-win": here in winning,
+                "-won": isinstance(winner, Mark),
+                "-drawn": winner == "draw",
+            }
+            small.update_classes(classes)  # restyled only if one changed
             marks = board[here * CELLS : (here + 1) * CELLS]
             playable = here in open_boards
             small.marks = marks
