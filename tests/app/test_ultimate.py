@@ -198,3 +198,18 @@ async def test_the_pointer_lights_the_cell_under_it_and_a_border_takes_nothing(
         assert not state(ui).moves, ui.status()
         await ui.click_ultimate(4 * 9 + 8)
         assert state(ui).moves == (44,)
+
+
+async def test_the_cursor_shows_while_the_board_has_the_keys(start: Start) -> None:
+    """The cursor's cell is marked while the board has the focus, as the terminal's own cursor
+    stands there; without it, no cell is; back, the cursor is where it was."""
+    async with start(variant="ultimate", **HOT_SEAT) as ui:
+        await ui.press("x", "right")
+        board = ultimate_board(ui)
+        assert board.cursor == 41 and board.boards[4].cursor == 5
+        board.blur()
+        hidden = lambda: all(small.cursor is None for small in board.boards)  # noqa: E731
+        await running_until(ui, hidden, "no cursor without the focus")
+        board.focus()
+        await running_until(ui, lambda: board.boards[4].cursor == 5, "the cursor back")
+        assert board.has_focus and board.cursor == 41

@@ -2,9 +2,11 @@
 a cell (the board's digit, then the cell's; one when the board is forced).
 
 Each small board is one widget that draws its nine cells itself, as Textual's guide draws a
-checkerboard: a cell's look comes from the board's component classes (`small-board--x`, ...),
-which app.tcss styles. Nine widgets, not ninety: a move repaints the boards it changes, and a
-board that opens or closes restyles one node, not ten.
+checkerboard. A cell's looks are the Ultimate board's component classes (`ultimate-board--x`,
+`--last`, `--cursor`...), which app.tcss styles: kept on the one board, not on each small one,
+they are worked out when the board is restyled, not each time a small board opens or closes.
+Nine widgets, not 81 buttons: a move repaints the boards it changes, and a board that opens
+restyles one node.
 """
 
 from __future__ import annotations
@@ -55,16 +57,6 @@ class SmallBoard(Widget):
     `-drawn`, `-win` (on the winning line). A click on a cell posts `Board.CellChosen`.
     """
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "small-board--x",
-        "small-board--o",
-        "small-board--empty",
-        "small-board--hover",
-        "small-board--last",
-        "small-board--hint",
-        "small-board--cursor",
-    }
-
     marks: reactive[tuple[Mark | None, ...]] = reactive(EMPTY)
     """The mark on each cell, 0 = top-left."""
     keys: reactive[tuple[str, ...]] = reactive(("",) * CELLS)
@@ -105,8 +97,10 @@ class SmallBoard(Widget):
         return Region(x + edges[column], y + row, edges[column + 1] - edges[column], 1)
 
     def render(self) -> Content:
+        board = self.parent
+        assert isinstance(board, UltimateBoard)
         if isinstance(self.winner, Mark):
-            style = self.get_visual_style(f"small-board--{self.winner.name.lower()}")
+            style = board.cell_style(f"ultimate-board--{self.winner.name.lower()}")
             return Content.styled(mark_art(self.winner, Size(5, 3)), style)
         edges = _edges(self.content_size.width)
         rows = []
@@ -119,7 +113,7 @@ class SmallBoard(Widget):
                 width = edges[column + 1] - edges[column]
                 text = text[:width]
                 left = (width - len(text)) // 2
-                style = self.get_visual_style(*self._looks(cell, mark))
+                style = board.cell_style(*self._looks(cell, mark))
                 room = VisualStyle(background=style.background)  # the text alone underlined
                 parts += [
                     (" " * left, room),
@@ -130,17 +124,18 @@ class SmallBoard(Widget):
         return Content("\n").join(rows)
 
     def _looks(self, cell: int, mark: Mark | None) -> tuple[str, ...]:
-        """The component classes `cell` is drawn with, the later over the earlier."""
-        looks = ["small-board--empty" if mark is None else f"small-board--{mark.name.lower()}"]
-        for name, shown in (
+        """The Ultimate board's component classes `cell` is drawn with, the later over the
+        earlier."""
+        looks = ["empty" if mark is None else mark.name.lower()]
+        for look, shown in (
             ("hover", cell == self.hover),
             ("last", cell == self.last),
             ("hint", cell in self.hints),
             ("cursor", cell == self.cursor),
         ):
             if shown:
-                looks.append(f"small-board--{name}")
-        return tuple(looks)
+                looks.append(look)
+        return tuple(f"ultimate-board--{look}" for look in looks)
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         self.hover = self.cell_at(event.get_content_offset(self))
@@ -162,6 +157,18 @@ class UltimateBoard(Widget, can_focus=True):
     It decides nothing about the game: the screen reads the keys, gives it the digits typed
     (`take_key`), and sets `match`, `cursor` and `hints` to whatever comes of them.
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "ultimate-board--x",
+        "ultimate-board--o",
+        "ultimate-board--empty",
+        "ultimate-board--hover",
+        "ultimate-board--last",
+        "ultimate-board--hint",
+        "ultimate-board--cursor",
+    }
+    """How a cell looks: its mark (or none), then the pointer over it, the last move, a hint,
+    the cursor; app.tcss styles them, and a small board draws with them (`cell_style`)."""
 
     DEFAULT_CSS = """
     UltimateBoard {
@@ -258,18 +265,42 @@ class UltimateBoard(Widget, can_focus=True):
         for small in self.boards:
             small.set_class(small.board == pending, "-pending")
 
-    def watch_cursor(self, cursor: int) -> None:
-        for small in self.boards:
-            board, cell = divmod(cursor, CELLS)
-            small.cursor = cell if board == small.board and cursor >= 0 else None
+    def watch_cursor(self) -> None:
+        self._show_cursor(self.has_focus)
         self.place_terminal_cursor()
+
+    def _show_cursor(self, focused: bool) -> None:
+        """The cursor is shown on its cell while the board has the keys."""
+        board, cell = divmod(self.cursor, CELLS)
+        for small in self.boards:
+            small.cursor = cell if focused and board == small.board else None
 
     def watch_hints(self, hints: tuple[int, ...]) -> None:
         for small in self.boards:
             small.hints = frozenset(move % CELLS for move in hints if move // CELLS == small.board)
 
     def on_focus(self) -> None:
+        self._show_cursor(True)  # (`has_focus` is set after this handler)
         self.call_after_refresh(self.place_terminal_cursor)
+
+    def on_blur(self) -> None:
+        self._show_cursor(False)
+
+    def cell_style(self, *looks: str) -> VisualStyle:
+        """How a small board draws a cell with `looks` (component classes of this board): a
+        later look's colour, background and text style win over an earlier one's, as a later
+        rule does in app.tcss. A background is laid over the small board's own."""
+        background = foreground = None
+        bold = underline = False
+        for look in looks:
+            styles = self.get_component_styles(look)
+            if styles.has_rule("background"):
+                background = styles.background
+            if styles.has_rule("color"):
+                foreground = styles.color.multiply_alpha(styles.text_opacity)
+            if styles.has_rule("text_style"):
+                bold, underline = bool(styles.text_style.bold), bool(styles.text_style.underline)
+        return VisualStyle(background, foreground, bold=bold, underline=underline)
 
     def place_terminal_cursor(self) -> None:
         """Stand the terminal's own cursor on the cursor cell while the board has the focus
