@@ -299,7 +299,7 @@ async def test_the_borders_of_cells_cards_and_moves_stand_out_in_every_theme(
         ui.app.theme = theme
         await ui.press("x")
         await ui.pilot.pause()
-        empty = ui.game.board.cells[0]
+        empty = ui.cell(0).widget
         card = list(ui.game.scoreboard.query(PlayerCard))[1]  # not the one to move
         for widget in (empty, card, ui.game.history):
             _, background = widget.background_colors

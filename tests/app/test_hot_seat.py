@@ -168,10 +168,9 @@ async def test_the_cursor_moves_in_two_dimensions_and_stops_at_edges(start: Star
 async def test_the_square_under_the_mouse_lights_up_and_only_it(start: Start) -> None:
     async with start(**HOT_SEAT) as ui:
         await ui.press("x")
-        board = ui.game.board
 
         def border(cell: int) -> object:
-            square = board.cells[cell]
+            square = ui.cell(cell).widget
             top_left = next(iter(square.render_lines(square.size.region)[0]))
             return top_left.style
 

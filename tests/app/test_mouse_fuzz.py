@@ -1,13 +1,14 @@
 """Random clicks, drags and wheel turns mixed with keys, on every screen: nothing ends or locks.
 
 Each place (the new-game screen, the mark dialog, the board in hot seat and against the
-computer, the Ultimate board, the help, the record, a replay, the command palette) gets `EVENTS` random inputs:
-SGR mouse reports (press, release, drag, wheel, at random cells) in bursts and one by one, read
-by the game's own `KeyReader` and posted as its driver posts them, mixed with keys. After each
-input or burst: the game has not ended (a quit through its own Quit is allowed: the next app
-starts at the same place), a screen of the game is on show with its footer, and now and then
-a key typed next acts (F1 opens or closes the help, Escape closes a dialog), waited for with a
-generous limit. Each place runs `SECONDS` or `EVENTS` inputs, whichever ends first; a soak:
+computer, the Ultimate board, the help, the record, a replay, the command palette) gets
+`EVENTS` random inputs: SGR mouse reports (press, release, drag, wheel, at random cells) in
+bursts and one by one, read by the game's own `KeyReader` and posted as its driver posts them,
+mixed with keys. After each input or burst: the game has not ended (a quit through its own Quit
+is allowed: the next app starts at the same place), a screen of the game is on show with its
+footer, and now and then a key typed next acts (F1 opens or closes the help, Escape closes a
+dialog), waited for with a generous limit. Each place runs `SECONDS` or `EVENTS` inputs,
+whichever ends first; a soak:
 
     TICTACTOE_MOUSE_FUZZ_SEED=7 TICTACTOE_MOUSE_FUZZ_EVENTS=20000 \
         TICTACTOE_MOUSE_FUZZ_SECONDS=600 uv run pytest tests/app/test_mouse_fuzz.py

@@ -14,7 +14,7 @@ from tictactoe.tui.widgets.ultimate_board import UltimateBoard
 
 
 def on_cell(ui: Driver, cell: int) -> bool:
-    x, y = ui.game.board.cells[cell].region.center
+    x, y = ui.cell(cell).widget.region.center
     return ui.app.cursor_position == Offset(int(x), int(y))
 
 

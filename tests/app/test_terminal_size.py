@@ -129,16 +129,16 @@ async def test_every_mark_is_redrawn_when_the_board_shrinks_past_a_drawing_size(
         await ui.pilot.pause()
         assert [ui.cell(cell).region.width for cell in range(3)] == [13, 13, 13]
         ui.assert_board_matches_match()
-        big = str(board.cells[0].label)
+        big = str(ui.cell(0).widget.label)
         board.styles.width = 40
         await ui.pilot.pause()
         assert [ui.cell(cell).region.width for cell in range(3)] == [11, 11, 11]
         for _ in range(20):  # the cells' own resize comes a few turns later on a busy machine
-            if str(board.cells[0].label) != big:
+            if str(ui.cell(0).widget.label) != big:
                 break
             await ui.pilot.pause()
         ui.assert_board_matches_match()
-        assert str(board.cells[0].label) != big
+        assert str(ui.cell(0).widget.label) != big
 
 
 # The new-game screen at common sizes.
