@@ -27,7 +27,7 @@ from app.test_record_screen import ADA, BOB, DRAW, keep, match, replay, screen
 from tictactoe.core.ai import Level
 from tictactoe.report import final_score
 from tictactoe.tui.app import TicTacToeApp
-from tictactoe.tui.screens.game import CHORES_AFTER, GameScreen
+from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.help import HelpScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.widgets.history import history_lines
@@ -36,10 +36,19 @@ from tictactoe.tui.widgets.scoreboard import PlayerCard
 TINY = (40, 12)
 
 
-async def footer_settled(ui: Driver) -> None:
-    """Wait for the footer to follow a match that ended or began (it does so a moment after)."""
-    await ui.pilot.pause(CHORES_AFTER)
-    await ui.pilot.pause()
+async def footer_shows(ui: Driver, *keys: str, not_: tuple[str, ...] = ()) -> None:
+    """Wait for the footer to show `keys` and none of `not_`: it follows a match that began or
+    ended a moment after, on a timer a busy machine may run late."""
+
+    def shown() -> bool:
+        if not isinstance(ui.app.screen, GameScreen | MarkChoiceScreen):
+            return False
+        words = footer_text(ui.app.screen)
+        return all(key in words for key in keys) and not any(key in words for key in not_)
+
+    await running_until(
+        ui, shown, f"a footer with {keys} and without {not_}", lambda: footer_text(ui.app.screen)
+    )
 
 
 def footer_text(ui_screen: object) -> str:
@@ -61,9 +70,7 @@ async def test_the_footer_shows_the_game_keys_again_after_the_terminal_was_too_s
 async def footer_keys_back_at_full_size(ui: Driver) -> None:
     """The terminal grown back to full size: the game's footer shows its keys."""
     await ui.pilot.resize_terminal(*SIZE)
-    await ui.pilot.pause()
-    shown = footer_text(ui.app.screen)
-    assert "Undo" in shown and "Hint" in shown and "Quit" in shown, shown
+    await footer_shows(ui, "Undo", "Hint", "Quit")
 
 
 async def test_the_footer_follows_the_size_after_a_dialog_was_on_top_of_the_game(
@@ -124,8 +131,7 @@ async def test_the_footer_calls_s_the_record_and_the_dialog_shows_its_own_keys(
         assert "Take X" in on_dialog and "Take O" in on_dialog and "Quit" in on_dialog
         assert "Undo" not in on_dialog and "Hint" not in on_dialog
         await ui.press("x")
-        on_game = footer_text(ui.app.screen)
-        assert "s Record" in on_game and "Stats" not in on_game
+        await footer_shows(ui, "s Record", not_=("Stats",))
 
 
 def test_every_key_of_the_game_and_the_dialog_says_what_it_does() -> None:
@@ -180,13 +186,13 @@ async def test_next_match_is_offered_only_once_a_match_is_over(start: Start) -> 
         await ui.press("n")
         assert "Finish this match first" in ui.status(), "n still says why not"
         await ui.press("4", "8", "5", "9")
-        await footer_settled(ui)
-        assert "n Next match" in keys_on_show(ui.game)
+        await running_until(
+            ui, lambda: "n Next match" in keys_on_show(ui.game), "n Next match in the footer"
+        )
         await ui.press("n")
         assert isinstance(ui.app.screen, MarkChoiceScreen)
         await ui.press("o")
-        await footer_settled(ui)
-        assert not any("Next match" in key for key in keys_on_show(ui.game))
+        await footer_shows(ui, "Undo", not_=("Next match",))
 
 
 async def test_the_replay_footer_gives_escape_one_meaning(start: Start, tmp_path: Path) -> None:
@@ -274,21 +280,16 @@ async def test_undo_and_hint_leave_the_footer_once_a_match_is_over_and_still_say
 ) -> None:
     async with start(**HOT_SEAT) as ui:
         await ui.press("x")
-        shown = footer_text(ui.app.screen)
-        assert "Undo" in shown and "Hint" in shown and "Next match" not in shown, shown
+        await footer_shows(ui, "Undo", "Hint", not_=("Next match",))
         await ui.press("7", "4", "8", "5", "9")  # X takes the top row
         assert ui.series.winner is not None
-        await footer_settled(ui)
-        shown = footer_text(ui.app.screen)
-        assert "Undo" not in shown and "Hint" not in shown and "Next match" in shown, shown
+        await footer_shows(ui, "Next match", not_=("Undo", "Hint"))
         await ui.press("u")
         assert "can no longer be taken back" in ui.status() or "final" in ui.status()
         await ui.press("h")
         assert "hint" in ui.status().lower(), ui.status()
         await ui.press("n", "x")
-        await footer_settled(ui)
-        shown = footer_text(ui.app.screen)
-        assert "Undo" in shown and "Hint" in shown, shown
+        await footer_shows(ui, "Undo", "Hint")
 
 
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "solarized-light", "nord"])

@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from textual import events
 from textual.widgets import Footer, Input, RadioButton
 
-from app.conftest import Driver, Start, inside, painted
+from app.conftest import Driver, Start, inside, painted, running_until
 from tictactoe.core.ai import Level
 from tictactoe.core.engine import Mark
 from tictactoe.core.names import clean_name
@@ -351,10 +351,12 @@ async def test_the_whole_form_fits_start_and_every_opponent_included(
 
 async def test_the_footer_keeps_the_palette_key_where_it_has_room(start: Start) -> None:
     async with start(size=(60, 20)) as ui:
-        await ui.pilot.pause()
-        keys = ui.app.screen.query_one(Footer).query("*")
-        shown = " ".join(" ".join(painted(key).split()) for key in keys if key.display)
-        assert "^p palette" in shown, shown
+
+        def shown() -> str:
+            keys = ui.app.screen.query_one(Footer).query("*")
+            return " ".join(" ".join(painted(key).split()) for key in keys if key.display)
+
+        await running_until(ui, lambda: "^p palette" in shown(), "^p palette", shown)
 
 
 async def test_the_choices_say_which_is_chosen_without_colour(start: Start) -> None:

@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Footer
 
 from app.conftest import Driver, Start, painted
+from limits import eventually
 from tictactoe.core.notices import SLOTS
 from tictactoe.tui.screens.game import KEY_WORDS, GameScreen
 from tictactoe.tui.widgets.status import Phrase, lay_out
@@ -85,14 +86,14 @@ def test_every_slot_a_notice_may_leave_is_filled_by_the_game_screens_keys() -> N
 async def footer_keys(ui: Driver, first: str) -> tuple[Footer, list[Widget], list[str]]:
     """The footer and its keys (the palette's aside) once its first key reads `first`: the
     footer is made again with the keys on offer after a frame."""
-    for _ in range(50):
-        footer = ui.game.query_one(Footer)
+    footer = ui.game.query_one(Footer)
+
+    def offered() -> tuple[list[Widget], list[str]]:
         keys = [key for key in footer.query("FooterKey") if not key.has_class("-command-palette")]
-        shown = [" ".join(painted(key).split()) for key in keys]
-        if shown[:1] == [first]:
-            break
-        await ui.pilot.pause(0.05)
-    return footer, keys, shown
+        return keys, [" ".join(painted(key).split()) for key in keys]
+
+    await eventually(lambda: offered()[1][:1] == [first], lambda: offered()[1], f"{first} first")
+    return footer, *offered()
 
 
 async def test_the_footer_shows_the_games_keys_at_the_smallest_size(start: Start) -> None:

@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Markdown, RadioButton, Static
 
+from limits import eventually
 from tictactoe.club.link import LobbyLink
 from tictactoe.club.lobby import CLUB_TOKEN, Club
 from tictactoe.club.server import MERGING_OFF, MERGING_ON, merging_said
@@ -63,7 +64,10 @@ async def test_a_guests_dialog_offers_no_rating_and_r_rates_nothing() -> None:
         labels = [str(button.label) for button in app.screen.query(RadioButton)]
         assert "Rated" not in labels and "Unrated" not in labels, labels
         assert not app.screen.query("#open-rated")
-        assert "r" not in footer_keys(app.screen)
+        shown = await eventually(
+            lambda: footer_keys(app.screen), lambda: app.screen, "the dialog's footer keys"
+        )
+        assert "r" not in shown, shown
         await pilot.press("r", "enter")
         await pilot.pause()
     assert lobby.asked == [OpenTable(rated=False, matches=None)]
@@ -122,7 +126,9 @@ async def test_k_is_in_the_lobbys_footer() -> None:
     app = club_app(FakeLobby(LOBBY))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert "k" in footer_keys(app.lobby)
+        await eventually(
+            lambda: "k" in footer_keys(app.lobby), lambda: footer_keys(app.lobby), "k in the footer"
+        )
 
 
 async def test_the_help_in_the_lobby_begins_with_the_clubs_keys() -> None:
