@@ -11,14 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.message import Message
 from textual.widgets import RadioSet
 
-from app.conftest import Driver, Start, running_until
+from app.conftest import SIZE, Driver, Start, make_config, painted, running_until
 from tictactoe.core.ai import Level
 from tictactoe.core.rules import CLASSIC, ULTIMATE
 from tictactoe.core.series import Player
 from tictactoe.lines.play import play_lines
 from tictactoe.options import game_options, parse_config
+from tictactoe.tui.app import TicTacToeApp
+from tictactoe.tui.screens.game import GameScreen
 from tictactoe.tui.screens.mark_choice import MarkChoiceScreen
 from tictactoe.tui.screens.new_game import NewGameScreen
 
@@ -160,22 +163,33 @@ async def test_the_computer_against_itself_plays_to_the_end_of_a_match_and_a_key
     assert not (tmp_path / "record.sqlite3").exists(), "nothing of a show is recorded"
 
 
-async def test_while_the_computer_plays_itself_every_status_says_what_a_key_does(
-    start: Start,
-) -> None:
+async def test_while_the_computer_plays_itself_every_status_says_what_a_key_does() -> None:
     """Its own words ("Computer 1 chose O.", a move) and the state alike: the line that says a
-    key ends the series stays under them. Every status is read as the screen is told it (a
-    look now and then missed the short-lived ones on a busy machine)."""
-    seen: set[str] = set()
-    async with start(player1_level=Level.EASY, level=Level.EASY, computer_delay=0.2) as ui:
+    key ends the series stays under them. Every status is read as the screen is told it, from
+    the screen's first message on, before its table starts (watching once the app was up missed
+    the first, short-lived ones on a busy machine, where starting outlasted the computer's
+    pause: so the pause here is the shortest there is)."""
+    seen: list[str] = []
+    app = TicTacToeApp(make_config(player1_level=Level.EASY, level=Level.EASY, computer_delay=0))
+    watched: list[GameScreen] = []
+
+    def watch_from_the_start(_message: Message) -> None:
+        stack = app.screen_stack
+        if watched or not stack or not isinstance(game := stack[-1], GameScreen):
+            return
+        watched.append(game)
 
         def shown(_told: object) -> None:
-            seen.add(" ".join(ui.status().split()))
+            seen.append(" ".join(painted(game.query_one("#status")).split()))
 
         for told in ("notice", "series"):
-            ui.game.watch(ui.game, told, shown)
+            game.watch(game, told, shown, init=False)
+
+    async with app.run_test(size=SIZE, message_hook=watch_from_the_start) as pilot:
+        ui = Driver(app, pilot)
         await running_until(ui, lambda: ui.series.played >= 1, "the end of a match", ui.status)
         await ui.press("q")
+    assert watched, "no game screen was shown"
     assert any("chose" in status for status in seen), seen
     assert all("Any key ends" in status for status in seen), seen
 
