@@ -158,11 +158,8 @@ async def test_r_offers_a_rematch_and_the_other_sees_it_offered() -> None:
             You("ada", False, (("classic", "1612 ± 120"),), waiting_at="9", waiting_for="alan")
         )
         lobby.say(offering)
-        await pilot.pause(0.1)
-        assert (
-            shown(app, "#you")
-            == "ada · Classic 1612 ± 120 · offering alan a rematch (c takes it back)"
-        )
+        offered = "ada · Classic 1612 ± 120 · offering alan a rematch (c takes it back)"
+        await limits.eventually(lambda: shown(app, "#you") == offered, lambda: shown(app, "#you"))
 
         kept = TableRow("9", ("alan",), True, 3, rating="1580 ± 130", rematch=True)
         lobby.say(
@@ -170,10 +167,8 @@ async def test_r_offers_a_rematch_and_the_other_sees_it_offered() -> None:
                 You("ada", False, (("classic", "1612 ± 120"),), offered_by="alan"), open=(kept,)
             )
         )
-        await pilot.pause(0.1)
-        assert (
-            shown(app, "#you") == "ada · Classic 1612 ± 120 · alan offers you a rematch: r takes it"
-        )
+        offered = "ada · Classic 1612 ± 120 · alan offers you a rematch: r takes it"
+        await limits.eventually(lambda: shown(app, "#you") == offered, lambda: shown(app, "#you"))
         assert cells(app, "open") == [["alan", "1580 ± 130", "rematch · Classic · 3"]]
         await pilot.press("r")  # takes it
         await pilot.press("enter")  # or Enter on its row
@@ -245,13 +240,14 @@ async def test_k_asks_for_a_one_time_word_and_shows_the_line_to_type() -> None:
         assert isinstance(app.screen, LobbyScreen), "nothing to paste: the club is asked"
         assert lobby.asked == [AddKey()]
         lobby.say(KeyWord("ada+k7qm2x9p", 2222, 10))
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, AddKeyScreen)
+        await limits.eventually(lambda: isinstance(app.screen, AddKeyScreen), lambda: app.screen)
         assert shown(app, "#key-line") == "ssh -p 2222 ada+k7qm2x9p@HOST"
         assert "within 10 minutes" in shown(app, "#key-explain")
         lobby.say(KeyWord("ada+bbbbbbbb", 22, 10))  # k again: the new word replaces the old
-        await pilot.pause(0.2)
-        assert shown(app, "#key-line") == "ssh ada+bbbbbbbb@HOST"
+        await limits.eventually(
+            lambda: shown(app, "#key-line") == "ssh ada+bbbbbbbb@HOST",
+            lambda: shown(app, "#key-line"),
+        )
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
@@ -263,9 +259,11 @@ async def test_a_guest_cannot_add_a_key() -> None:
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await pilot.pause()
         await pilot.press("k")
-        await pilot.pause(0.2)
+        await limits.eventually(
+            lambda: any("A guest has no handle" in toast for toast in toasts(app)),
+            lambda: toasts(app),
+        )
         assert isinstance(app.screen, LobbyScreen)
-        assert any("A guest has no handle" in toast for toast in toasts(app))
     assert lobby.asked == []
 
 
@@ -324,8 +322,10 @@ def test_the_add_key_dialog_at_80x24(snap_compare: Any) -> None:
         await pilot.pause()
         await pilot.press("k")
         lobby.say(KeyWord("ada+k7qm2x9p", 2222, 10))
-        await pilot.pause(0.2)
-        assert isinstance(pilot.app.screen, AddKeyScreen)
+        await limits.eventually(
+            lambda: isinstance(pilot.app.screen, AddKeyScreen), lambda: pilot.app.screen
+        )
+        await pilot.pause()
 
     assert snap_compare(club_app(lobby), terminal_size=(80, 24), run_before=run_before)
 

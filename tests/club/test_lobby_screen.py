@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import App
 from textual.widgets import DataTable, Static
 
+from limits import eventually
 from tictactoe.config import GameConfig
 from tictactoe.core.engine import Mark
 from tictactoe.core.finished import FinishedMatch
@@ -209,9 +210,8 @@ async def test_the_cursor_stays_on_its_table_as_the_lobby_changes() -> None:
         await pilot.press("down")  # on table 4
         newer = TableRow("5", ("hedy",), True, None, rating="1500 ± 500")
         lobby.say(Snapshot(LOBBY.you, open=(newer, *LOBBY.open)))
-        await pilot.pause(0.1)
         shown = app.lobby.query_one("#open", DataTable)
-        assert shown.row_count == 3
+        await eventually(lambda: shown.row_count == 3, lambda: cells(app, "open"))
         assert shown.coordinate_to_cell_key(shown.cursor_coordinate).row_key.value == "4"
 
 
@@ -221,7 +221,7 @@ async def test_a_farewell_ends_the_session_saying_why() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         lobby.say(Farewell("You are banned from this club for ever."))
-        await pilot.pause(0.1)
+        await eventually(lambda: app.farewell, lambda: app.screen_stack)
     assert app.farewell == "You are banned from this club for ever."
     assert app.return_code == 1  # the club ended it, not the player
 
@@ -295,8 +295,10 @@ async def test_a_list_changed_in_place_shows_what_the_club_says() -> None:
         )
         sat = Snapshot(LOBBY.you, open=LOBBY.open[1:], playing=(*LOBBY.playing, grace))
         lobby.say(sat)
-        await pilot.pause(0.1)
-        assert cells(app, "open") == [["guest-x7k2p9", "guest", "Classic · open"]]
+        await eventually(
+            lambda: cells(app, "open") == [["guest-x7k2p9", "guest", "Classic · open"]],
+            lambda: cells(app, "open"),
+        )
         opened = app.lobby.query_one("#open", DataTable)
         assert opened.coordinate_to_cell_key(opened.cursor_coordinate).row_key.value == "4"
         assert cells(app, "playing") == [
@@ -305,12 +307,18 @@ async def test_a_list_changed_in_place_shows_what_the_club_says() -> None:
         ]
         scored = dataclasses.replace(grace, score=(1, 0, 0), watchers=2)
         lobby.say(dataclasses.replace(sat, playing=(*LOBBY.playing, scored)))
-        await pilot.pause(0.1)
-        assert cells(app, "playing")[1] == ["grace v bob", "Ultimate", "1–0", "0", "2"]
+        await eventually(
+            lambda: cells(app, "playing")[1] == ["grace v bob", "Ultimate", "1–0", "0", "2"],
+            lambda: cells(app, "playing"),
+        )
         long = TableRow("6", ("a-handle-of-twenty-c",), True, 3, rating="1500 ± 500")
         lobby.say(dataclasses.replace(sat, open=(*sat.open, long)))
-        await pilot.pause(0.1)
-        assert cells(app, "open")[1][0] == "a-handle-of-twenty-c"
+        await eventually(
+            lambda: (
+                len(cells(app, "open")) == 2 and cells(app, "open")[1][0] == "a-handle-of-twenty-c"
+            ),
+            lambda: cells(app, "open"),
+        )
         player = opened.ordered_columns[0]
         assert player.get_render_width(opened) >= len("a-handle-of-twenty-c")
         assert opened.coordinate_to_cell_key(opened.cursor_coordinate).row_key.value == "4"
