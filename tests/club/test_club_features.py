@@ -5,7 +5,6 @@ and a series of three matches that ends by itself, then a rematch, with the real
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import dataclasses
@@ -500,7 +499,11 @@ async def test_a_rematch_is_kept_for_the_other_and_lapses(tmp_path: Path) -> Non
         await ada.ask(Rematch())  # Alan waits at his own table now
         await next_news(ada, said("alan is at a table now."))
         await alan.ask(CloseTable())
-        await asyncio.sleep(0.3)
+        await limits.eventually(
+            lambda: club.snapshot("alan", False).you.waiting_at is None,
+            lambda: club.snapshot("alan", False).you,
+            "alan's table closed",
+        )
         await ada.ask(Rematch())
         waiting = await at_table(await next_news(ada, goto))
         await alan.close()  # Alan leaves the club: the offer lapses
