@@ -290,12 +290,11 @@ def on_top(ui: Driver) -> str:
 
 
 async def wait_for_the_computer(ui: Driver) -> None:
-    """Give a zero-delay reply a few event-loop turns to land."""
-    for _ in range(10):
-        if not ui.series.awaits_computer:
-            return
-        await ui.pilot.pause()
-    raise AssertionError(f"the computer did not move: {ui.series.match}")
+    """Wait for a zero-delay reply to land (ten turns of the loop were not always enough on a
+    busy machine: the reply comes on a timer)."""
+    await running_until(
+        ui, lambda: not ui.series.awaits_computer, "the computer's move", lambda: ui.series.match
+    )
 
 
 @pytest.fixture(autouse=True)
